@@ -1,0 +1,136 @@
+package rec.mqtt.acl_test
+
+import data.rec.mqtt.acl
+
+user(groups, scopes) := {"id": "u-1", "type": "user", "groups": groups, "scopes": scopes, "claims": {}}
+
+service(scopes) := {"id": "svc-1", "type": "service", "groups": [], "scopes": scopes, "claims": {}}
+
+req(subject, action, topic) := {
+	"subject": subject,
+	"resource": {"type": "topic", "id": topic, "attributes": {"clientid": "c-1"}},
+	"action": {"name": action, "context": {}},
+}
+
+decision(inp) := [a, r] if {
+	a := acl.allow with input as inp
+	r := acl.reason with input as inp
+}
+
+viewer := user(["viewers"], [])
+
+admin := user(["admins"], [])
+
+readings := "rec/telemetry/meter/m-1/readings"
+
+# --- the shipped ACL data (policies/data.json)
+
+test_viewer_subscribes_to_readings if decision(req(viewer, "subscribe", readings)) == [true, "authorized"]
+
+test_viewer_reads_readings if decision(req(viewer, "read", readings)) == [true, "authorized"]
+
+test_viewer_cannot_publish_readings if decision(req(viewer, "publish", readings)) == [false, "no ACL rule matched or capability missing"]
+
+test_manager_subscribes_to_readings if decision(req(user(["managers"], []), "subscribe", readings)) == [true, "authorized"]
+
+test_viewer_cannot_subscribe_to_everything if decision(req(viewer, "subscribe", "#")) == [false, "no ACL rule matched or capability missing"]
+
+test_viewer_subscribes_with_the_rule_filter_itself if decision(req(viewer, "subscribe", "rec/telemetry/+/+/readings")) == [true, "authorized"]
+
+test_viewer_cannot_widen_filter_with_hash if decision(req(viewer, "subscribe", "rec/telemetry/#")) == [false, "no ACL rule matched or capability missing"]
+
+test_viewer_cannot_widen_last_level if decision(req(viewer, "subscribe", "rec/telemetry/meter/m-1/+")) == [false, "no ACL rule matched or capability missing"]
+
+test_plus_spans_exactly_one_level if decision(req(viewer, "subscribe", "rec/telemetry/meter/a/b/readings")) == [false, "no ACL rule matched or capability missing"]
+
+test_admin_subscribes_to_everything if decision(req(admin, "subscribe", "#")) == [true, "authorized"]
+
+test_admin_publishes_anywhere if decision(req(admin, "publish", "rec/anything/at/all")) == [true, "authorized"]
+
+test_admin_reaches_sys_topics_through_explicit_rule if decision(req(admin, "subscribe", "$SYS/broker/uptime")) == [true, "authorized"]
+
+test_twin_publishes_events if decision(req(service(["dt.write", "mqtt.write"]), "publish", "rec/digital-twin/events/meter/m-1")) == [true, "authorized"]
+
+test_twin_without_mqtt_capability_denied if decision(req(service(["dt.write"]), "publish", "rec/digital-twin/events/meter/m-1")) == [false, "no ACL rule matched or capability missing"]
+
+test_twin_cannot_publish_commands if decision(req(service(["dt.write", "mqtt.write"]), "publish", "rec/digital-twin/commands/x")) == [false, "no ACL rule matched or capability missing"]
+
+test_reader_follows_twin_state if decision(req(service(["dt.read", "mqtt.read"]), "subscribe", "rec/digital-twin/state/asset-9")) == [true, "authorized"]
+
+test_reader_cannot_publish_state if decision(req(service(["dt.read", "mqtt.read"]), "publish", "rec/digital-twin/state/asset-9")) == [false, "no ACL rule matched or capability missing"]
+
+test_hash_includes_its_parent_level if decision(req(service(["dt.read", "mqtt.read"]), "subscribe", "rec/digital-twin")) == [true, "authorized"]
+
+test_pipeline_follower_subscribes_to_runs if decision(req(service(["pipeline.status", "mqtt.read"]), "subscribe", "rec/pipelines/runs/grid")) == [true, "authorized"]
+
+test_pipeline_runs_are_one_level_deep if decision(req(service(["pipeline.status", "mqtt.read"]), "subscribe", "rec/pipelines/runs/grid/extra")) == [false, "no ACL rule matched or capability missing"]
+
+test_services_do_not_read_user_telemetry if decision(req(service(["mqtt.read"]), "subscribe", readings)) == [false, "no ACL rule matched or capability missing"]
+
+test_anonymous_denied if decision(req(null, "subscribe", readings)) == [false, "anonymous subject not allowed"]
+
+test_resource_type_must_be_topic if decision({"subject": admin, "resource": {"type": "dataset", "id": "x"}, "action": {"name": "read"}}) == [false, "resource type must be topic"]
+
+test_unknown_action_has_no_capability if decision(req(viewer, "unknown", readings)) == [false, "no ACL rule matched or capability missing"]
+
+# --- matching semantics on fixture data
+
+fixture := {
+	"capabilities": {"groups": {"viewers": ["subscribe", "read"]}, "scopes": {"mqtt.write": ["publish"], "mqtt.read": ["subscribe"]}},
+	"rules": [
+		{"subjects": {"types": ["user"]}, "topics": ["x/a+b", "x/?", "x/[ab]", "y/+/z"], "actions": ["subscribe"]},
+		{"subjects": {"scopes": ["sensors.*"]}, "topics": ["s/#"], "actions": ["publish"]},
+		{"subjects": {"ids": ["u-7"]}, "topics": ["personal/u-7/#"], "actions": "*"},
+		{"topics": "*", "actions": ["read"]},
+	],
+}
+
+fixture_decision(inp) := d if {
+	d := decision(inp) with data.rec.mqtt as fixture
+}
+
+test_plus_inside_a_level_is_literal if fixture_decision(req(viewer, "subscribe", "x/aXb")) == [false, "no ACL rule matched or capability missing"]
+
+test_plus_inside_a_level_matches_itself if fixture_decision(req(viewer, "subscribe", "x/a+b")) == [true, "authorized"]
+
+test_glob_question_mark_is_literal if fixture_decision(req(viewer, "subscribe", "x/a")) == [false, "no ACL rule matched or capability missing"]
+
+test_glob_class_is_literal if fixture_decision(req(viewer, "subscribe", "x/b")) == [false, "no ACL rule matched or capability missing"]
+
+test_plus_matches_one_level if fixture_decision(req(viewer, "subscribe", "y/anything/z")) == [true, "authorized"]
+
+test_plus_does_not_match_empty_level_count if fixture_decision(req(viewer, "subscribe", "y/z")) == [false, "no ACL rule matched or capability missing"]
+
+test_scope_prefix_pattern if fixture_decision(req(service(["sensors.temperature", "mqtt.write"]), "publish", "s/t/1")) == [true, "authorized"]
+
+test_scope_prefix_needs_the_dot if fixture_decision(req(service(["sensorsX", "mqtt.write"]), "publish", "s/t/1")) == [false, "no ACL rule matched or capability missing"]
+
+test_id_rule if fixture_decision(req({"id": "u-7", "type": "user", "groups": ["viewers"], "scopes": []}, "subscribe", "personal/u-7/inbox")) == [true, "authorized"]
+
+test_id_rule_other_user if fixture_decision(req(viewer, "subscribe", "personal/u-7/inbox")) == [false, "no ACL rule matched or capability missing"]
+
+test_rule_without_subjects_applies_to_all if fixture_decision(req(viewer, "read", "any/topic")) == [true, "authorized"]
+
+test_wildcard_first_level_never_matches_dollar_topics if fixture_decision(req(viewer, "subscribe", "$SYS/x")) == [false, "no ACL rule matched or capability missing"]
+
+test_deny_rules_are_reported_as_data_errors if {
+	bad := object.union(fixture, {"rules": array.concat(fixture.rules, [{"topics": ["#"], "effect": "deny"}])})
+	[allowed, reason] := decision(req(viewer, "read", "any/topic")) with data.rec.mqtt as bad
+	allowed == false
+	reason == "ACL data has rules with an unsupported effect at [4]"
+}
+
+test_explicit_allow_effect_is_fine if {
+	ok := object.union(fixture, {"rules": [{"topics": ["t"], "actions": ["read"], "effect": "allow"}]})
+	decision(req(viewer, "read", "t")) == [true, "authorized"] with data.rec.mqtt as ok
+}
+
+# --- superuser
+
+test_admins_are_superusers if acl.superuser with input as req(admin, "superuser", "")
+
+test_mqtt_admin_scope_is_superuser if acl.superuser with input as req(service(["mqtt.admin"]), "superuser", "")
+
+test_viewer_is_not_superuser if not acl.superuser with input as req(viewer, "superuser", "")
+
+test_anonymous_is_not_superuser if not acl.superuser with input as req(null, "superuser", "")
