@@ -1,0 +1,124 @@
+import { describe, expect, layer } from "@effect/vitest"
+import { SqlClient } from "@effect/sql/SqlClient"
+import { Columns, Database, DatabaseConfig, DatabaseUrl, Migrations, Testing } from "@rec/db"
+import { Effect, Either, HashMap, Layer, Logger, Option, Schema } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { backendSuite } from "./support/backendSuite.js"
+import { Ledger, migrations } from "./support/Ledger.js"
+
+describe("PGlite backend", () => {
+  layer(
+    Ledger.Default.pipe(
+      Layer.provideMerge(Testing.layerPglite({ service: "ledger-service", migrations }))
+    ),
+    { excludeTestServices: true, timeout: "60 seconds" }
+  )((it) => backendSuite(it, "ledger_service"))
+})
+
+const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "rec-db-pglite-"))
+
+const onDisk = (dataDir: string, service = "ledger") =>
+  Database.layerWith(
+    { service, migrations },
+    DatabaseConfig.make(service, { target: Either.getOrThrow(DatabaseUrl.parse(`pglite://${dataDir}`, "unused")) })
+  )
+
+describe("PGlite on disk", () => {
+  layer(Layer.empty, { excludeTestServices: true, timeout: "120 seconds" })((it) => {
+    it.effect("keeps data across restarts and applies each migration once", () =>
+      Effect.gen(function*() {
+        const dataDir = path.join(tempDir(), "nested", "ledger")
+        const first = yield* Effect.gen(function*() {
+          const sql = yield* SqlClient
+          yield* sql`INSERT INTO accounts (name, balance, opened_on) VALUES ('alice', 5, '2024-01-01')`
+          return (yield* Database.Database).appliedMigrations
+        }).pipe(Effect.provide(onDisk(dataDir)))
+        expect(first).toHaveLength(2)
+        expect(fs.existsSync(`${dataDir}.lock`)).toBe(false)
+
+        const second = yield* Effect.gen(function*() {
+          const sql = yield* SqlClient
+          const rows = yield* sql<{ name: string }>`SELECT name FROM accounts`
+          return { rows, applied: (yield* Database.Database).appliedMigrations }
+        }).pipe(Effect.provide(onDisk(dataDir)))
+        expect(second.rows).toEqual([{ name: "alice" }])
+        expect(second.applied).toEqual([])
+      }), 60_000)
+
+    it.effect("refuses a data directory another instance holds", () =>
+      Effect.gen(function*() {
+        const dataDir = path.join(tempDir(), "locked")
+        const error = yield* Effect.gen(function*() {
+          yield* Database.Database
+          return yield* Layer.build(onDisk(dataDir)).pipe(Effect.flip)
+        }).pipe(Effect.provide(onDisk(dataDir)), Effect.scoped)
+        expect(error._tag).toBe("PgliteDirectoryLocked")
+        expect(error.message).toContain("already open in this process")
+      }), 60_000)
+
+    it.effect("takes over a lock left by a dead process", () =>
+      Effect.gen(function*() {
+        const dataDir = path.join(tempDir(), "stale")
+        // No process has pid 2^22 + 1 on Linux (pid_max is at most 2^22).
+        fs.writeFileSync(`${dataDir}.lock`, `${2 ** 22 + 1}\n`)
+        const db = yield* Database.Database.pipe(Effect.provide(onDisk(dataDir)))
+        expect(db.backend).toBe("pglite")
+      }), 60_000)
+  })
+})
+
+describe("PGlite extensions and logging", () => {
+  const vectorMigrations = {
+    "0001_enable_vector": Migrations.createExtension("vector"),
+    "0002_create_chunks": Effect.flatMap(SqlClient, (sql) =>
+      sql`CREATE TABLE chunks (id int PRIMARY KEY, embedding vector(3) NOT NULL)`)
+  }
+  const statements: Array<string> = []
+  const capture = Logger.replace(
+    Logger.defaultLogger,
+    Logger.make(({ annotations, message }) => {
+      const statement = HashMap.get(annotations, "statement")
+      if (message !== undefined && Option.isSome(statement) && typeof statement.value === "string") {
+        statements.push(statement.value)
+      }
+    })
+  )
+
+  layer(
+    Testing.layerPglite({ service: "assistant", migrations: vectorMigrations, config: { echo: true } }).pipe(
+      Layer.provide(capture)
+    ),
+    { excludeTestServices: true, timeout: "60 seconds" }
+  )((it) => {
+    it.effect("pgvector is available and round-trips through Columns.Vector", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient
+        const encode = Schema.encodeSync(Columns.Vector)
+        yield* sql`INSERT INTO chunks ${sql.insert([
+          { id: 1, embedding: encode([1, 0, 0]) },
+          { id: 2, embedding: encode([0, 1, 0]) },
+          { id: 3, embedding: encode([0.9, 0.1, 0]) }
+        ])}`
+        const nearest = yield* sql<{ id: number; embedding: string }>`
+          SELECT id, embedding FROM chunks ORDER BY embedding <-> ${encode([1, 0.05, 0])}::vector LIMIT 2`
+        expect(nearest.map((r) => r.id)).toEqual([1, 3])
+        expect(Schema.decodeUnknownSync(Columns.Vector)(nearest[1]!.embedding)).toEqual([0.9, 0.1, 0])
+        const [{ schema }] = (yield* sql<{ schema: string }>`
+          SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+          WHERE e.extname = 'vector'`) as unknown as [{ schema: string }]
+        expect(schema).toBe("public")
+      }))
+
+    it.effect("DATABASE_ECHO logs statement text, never parameters", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient
+        statements.length = 0
+        yield* sql`SELECT ${"very-secret-value"}::text AS echoed`
+        yield* Effect.sleep("50 millis")
+        expect(statements.some((s) => s.includes("AS echoed"))).toBe(true)
+        expect(statements.join("\n")).not.toContain("very-secret-value")
+      }))
+  })
+})
