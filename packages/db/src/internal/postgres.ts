@@ -79,15 +79,14 @@ export const makePool = (options: PostgresOptions): Effect.Effect<Pg.Pool, Datab
     let attempts = 0
     yield* probe.pipe(
       Effect.tapError((cause) =>
-        Effect.sync(() => attempts++).pipe(
-          Effect.zipRight(
-            isPermanent(cause)
-              ? Effect.void
-              : Effect.logWarning("PostgreSQL not reachable yet; retrying").pipe(
-                Effect.annotateLogs({ target: target.display, attempt: attempts, error: describeError(cause) })
-              )
-          )
-        )
+        Effect.suspend(() => {
+          attempts++
+          return isPermanent(cause)
+            ? Effect.void
+            : Effect.logWarning("PostgreSQL not reachable yet; retrying").pipe(
+              Effect.annotateLogs({ target: target.display, attempt: attempts, error: describeError(cause) })
+            )
+        })
       ),
       Effect.retry({ schedule, while: (cause) => !isPermanent(cause) }),
       Effect.mapError((cause) =>
