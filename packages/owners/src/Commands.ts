@@ -82,8 +82,7 @@ export const runCli = (argv: ReadonlyArray<string>): Effect.Effect<number, never
         yield* (command === undefined ? output.err(USAGE) : output.out(USAGE))
         return command === undefined ? ExitCode.usage : ExitCode.ok
       default:
-        yield* output.err(`owners: unknown command ${JSON.stringify(command)}\n\n${USAGE}`)
-        return ExitCode.usage
+        return yield* usageError(`unknown command ${JSON.stringify(command)}`)
     }
   }).pipe(
     Effect.catchAllDefect((defect) =>
@@ -137,7 +136,9 @@ const withArgs = <O extends OptionSpec, R>(
 }
 
 const usageError = (message: string) =>
-  Effect.flatMap(CliOutput, (output) => output.err(`owners: ${message}\n\n${USAGE}`)).pipe(Effect.as(ExitCode.usage))
+  Effect.flatMap(CliOutput, (output) => output.err(`owners: ${message}\nRun "owners help" for usage.`)).pipe(
+    Effect.as(ExitCode.usage)
+  )
 
 /** The files named on the command line, else `$OWNERS_FILE` and its overlay. */
 const registryFiles = (positionals: ReadonlyArray<string>) =>
