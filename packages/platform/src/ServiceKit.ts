@@ -155,10 +155,16 @@ const make = <
       tracing
     })))
 
-    const served = HttpLayerRouter.serve(Layer.merge(routes, middleware), {
-      disableLogger: true,
-      disableListenLog: true
+    // `HttpLayerRouter.serve` provides the module-level router layer, which the memo map would
+    // share between every service served from one process (the all-in-one launcher, tests with
+    // two servers): each serve gets a fresh router instead.
+    const served = Effect.gen(function*() {
+      const router = yield* HttpLayerRouter.HttpRouter
+      return HttpServer.serve(router.asHttpEffect())
     }).pipe(
+      Layer.unwrapScoped,
+      Layer.provideMerge(Layer.merge(routes, middleware)),
+      Layer.provide(Layer.fresh(HttpLayerRouter.layer)),
       // Without an exporter the per-request server span is pure overhead (effect-anchors §3.1).
       HttpMiddleware.withTracerDisabledWhen((request) => !tracing || quiet.has(pathOnly(request.url))),
       Layer.locally(Headers.currentRedactedNames, [...defaultRedactedHeaders, config.jwtHeaderName])
