@@ -8,14 +8,14 @@
  */
 import type { FileSystem } from "@effect/platform"
 import type { HttpClient } from "@effect/platform"
-import { Config, Context, Effect, Either, Layer, Option } from "effect"
+import { Context, Effect, Either, Layer, Option } from "effect"
 import { parseArgs } from "node:util"
+import { OwnersFileConfig, PlatformBaseUrl } from "./Config.js"
 import { KeycloakOrganizations } from "./KeycloakOrganizations.js"
 import { keycloakSettings } from "./KeycloakSettings.js"
 import { toAgentNode } from "./JsonLd.js"
 import { loadRegistry, registryFilesFor } from "./Loader.js"
 import { type SyncReport, type SyncResult, syncOrganizations } from "./OrganizationSync.js"
-import { PlatformBaseUrl } from "./Owners.js"
 import type { OwnersInvalid } from "./Problem.js"
 import type { OwnerRegistry } from "./Registry.js"
 
@@ -144,7 +144,7 @@ const usageError = (message: string) =>
 const registryFiles = (positionals: ReadonlyArray<string>) =>
   positionals.length > 0
     ? Effect.succeed(Option.some([...positionals]))
-    : Config.option(Config.nonEmptyString("OWNERS_FILE")).pipe(
+    : OwnersFileConfig.pipe(
       Effect.orElseSucceed(() => Option.none<string>()),
       Effect.flatMap(Option.match({
         onNone: () => Effect.succeed(Option.none<Array<string>>()),

@@ -77,6 +77,7 @@ const TokenResponse = Schema.Struct({
 /** Renew the admin token this long before Keycloak says it expires. */
 const TOKEN_MARGIN_MS = 10_000
 const DEFAULT_PAGE_SIZE = 100
+const REQUEST_TIMEOUT = "30 seconds"
 const preserve = { onExcessProperty: "preserve" } as const
 
 export const makeKeycloakOrganizations = (
@@ -127,6 +128,10 @@ export const makeKeycloakOrganizations = (
     const send = (operation: string, request: HttpClientRequest.HttpClientRequest) =>
       http.execute(request).pipe(
         Effect.mapError((error) => new KeycloakError({ operation, detail: error.message })),
+        Effect.timeoutFail({
+          duration: REQUEST_TIMEOUT,
+          onTimeout: () => new KeycloakError({ operation, detail: `no response within ${REQUEST_TIMEOUT}` })
+        }),
         Effect.flatMap((response) =>
           response.status >= 200 && response.status < 300
             ? Effect.succeed(response)
@@ -139,19 +144,17 @@ export const makeKeycloakOrganizations = (
         )
       )
 
-    /** An admin call with the current token; one retry with a new token after a 401. */
+    /**
+     * An admin call with the current token. A 401 means Keycloak no longer accepts the token
+     * (revoked, restarted, clock skew): one retry with a new token.
+     */
     const admin = (operation: string, request: HttpClientRequest.HttpClientRequest) => {
-      const attempt = token.pipe(
-        Effect.flatMap((bearer) =>
-          send(operation, request.pipe(HttpClientRequest.acceptJson, HttpClientRequest.bearerToken(bearer)))
-        )
-      )
-      return attempt.pipe(
-        Effect.catchIf(
-          (error) => error.status === 401,
-          () => Ref.set(cached, Option.none()).pipe(Effect.zipRight(attempt))
-        )
-      )
+      const call = (bearer: Redacted.Redacted<string>) =>
+        send(operation, request.pipe(HttpClientRequest.acceptJson, HttpClientRequest.bearerToken(bearer)))
+      return Effect.flatMap(token, (bearer) =>
+        call(bearer).pipe(
+          Effect.catchIf((error) => error.status === 401, () => Effect.flatMap(requestToken, call))
+        ))
     }
 
     const list = Effect.gen(function*() {

@@ -1,6 +1,7 @@
 /**
- * How `owners sync-orgs` reaches Keycloak's admin API. Read from the environment; command-line
- * flags override single values. Secrets stay `Redacted` from the moment they are read.
+ * How `owners sync-orgs` reaches Keycloak's admin API. Read from the environment
+ * (`Config.ts`); command-line flags override single values. Secrets stay `Redacted` from the
+ * moment they are read.
  *
  * | env                              | flag                    | meaning |
  * |----------------------------------|-------------------------|---------|
@@ -17,7 +18,8 @@
  * `KEYCLOAK_ADMIN_REALM` says otherwise. Without one, the password grant is used with the
  * admin user, from the `master` realm unless `KEYCLOAK_ADMIN_REALM` says otherwise.
  */
-import { Config, Effect, Option, Redacted, Schema } from "effect"
+import { Effect, Option, Redacted, Schema } from "effect"
+import { isHttpUrl, KeycloakEnv } from "./Config.js"
 
 export interface KeycloakFlags {
   readonly baseUrl?: string | undefined
@@ -61,16 +63,6 @@ export class KeycloakSettingsInvalid extends Schema.TaggedError<KeycloakSettings
   }
 }
 
-const env = {
-  baseUrl: Config.option(Config.nonEmptyString("KEYCLOAK_BASE_URL")),
-  realm: Config.option(Config.nonEmptyString("KEYCLOAK_REALM")),
-  adminRealm: Config.option(Config.nonEmptyString("KEYCLOAK_ADMIN_REALM")),
-  adminClientId: Config.option(Config.nonEmptyString("KEYCLOAK_ADMIN_CLIENT_ID")),
-  adminClientSecret: Config.option(Config.redacted(Config.nonEmptyString("KEYCLOAK_ADMIN_CLIENT_SECRET"))),
-  adminUser: Config.option(Config.nonEmptyString("KEYCLOAK_ADMIN_USER")),
-  adminPassword: Config.option(Config.redacted(Config.nonEmptyString("KEYCLOAK_ADMIN_PASSWORD")))
-}
-
 export const DEFAULT_PASSWORD_GRANT_CLIENT = "admin-cli"
 export const DEFAULT_PASSWORD_GRANT_REALM = "master"
 
@@ -79,7 +71,7 @@ export const keycloakSettings = (
   flags: KeycloakFlags = {}
 ): Effect.Effect<KeycloakSettings, KeycloakSettingsInvalid> =>
   Effect.gen(function*() {
-    const read = yield* Config.all(env).pipe(
+    const read = yield* KeycloakEnv.pipe(
       Effect.mapError((error) => new KeycloakSettingsInvalid({ problems: [String(error)] }))
     )
     const pick = (flag: string | undefined, fromEnv: Option.Option<string>) =>
@@ -136,5 +128,3 @@ export const keycloakSettings = (
       credentials
     }
   })
-
-const isHttpUrl = (value: string) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol)

@@ -26,11 +26,12 @@ export interface OwnersSource {
 /** One file after the schema check: its valid entries, and what is wrong with the rest. */
 export interface CheckedFile {
   readonly file: string
-  readonly entries: ReadonlyArray<LocatedOwner>
+  readonly entries: ReadonlyArray<CheckedEntry>
   readonly problems: ReadonlyArray<Problem>
 }
 
-interface LocatedOwner {
+/** A schema-valid entry and where it is. */
+export interface CheckedEntry {
   readonly owner: Owner
   readonly index: number
   readonly yaml: YamlSource
@@ -85,9 +86,9 @@ const problemAt = (
   at: "key" | "value" = "value"
 ) => new Problem({ file: yaml.file, ...yaml.positionOf(path, at), path, rule, message })
 
-const ownerPath = (entry: LocatedOwner, ...rest: JsonPath): JsonPath => ["owners", entry.index, ...rest]
+const ownerPath = (entry: CheckedEntry, ...rest: JsonPath): JsonPath => ["owners", entry.index, ...rest]
 
-const where = (entry: LocatedOwner, ...rest: JsonPath): string => {
+const where = (entry: CheckedEntry, ...rest: JsonPath): string => {
   const { line } = entry.yaml.positionOf(ownerPath(entry, ...rest))
   return `${entry.yaml.file}:${line}`
 }
@@ -99,10 +100,10 @@ const where = (entry: LocatedOwner, ...rest: JsonPath): string => {
  */
 export const mergeFiles = (files: ReadonlyArray<CheckedFile>): Either.Either<OwnerRegistry, OwnersInvalid> => {
   const problems: Array<Problem> = files.flatMap((file) => file.problems)
-  const merged = new Map<string, { entry: LocatedOwner; replaces: Array<string> }>()
+  const merged = new Map<string, { entry: CheckedEntry; replaces: Array<string> }>()
 
   for (const file of files) {
-    const seen = new Map<string, LocatedOwner>()
+    const seen = new Map<string, CheckedEntry>()
     for (const entry of file.entries) {
       const first = seen.get(entry.owner.id)
       if (first !== undefined) {
@@ -127,7 +128,7 @@ export const mergeFiles = (files: ReadonlyArray<CheckedFile>): Either.Either<Own
   const entries = [...merged.values()]
 
   // Ids first, so that an alias is reported as clashing with an id wherever that id is.
-  const keys = new Map<string, { entry: LocatedOwner; aliasIndex?: number }>()
+  const keys = new Map<string, { entry: CheckedEntry; aliasIndex?: number }>()
   for (const { entry } of entries) keys.set(entry.owner.id, { entry })
   for (const { entry } of entries) {
     entry.owner.aliases.forEach((alias, aliasIndex) => {
@@ -152,7 +153,7 @@ export const mergeFiles = (files: ReadonlyArray<CheckedFile>): Either.Either<Own
   }
 
   const unique = (field: "did" | "url", rule: ProblemRule, normalize: (value: string) => string) => {
-    const holders = new Map<string, LocatedOwner>()
+    const holders = new Map<string, CheckedEntry>()
     for (const { entry } of entries) {
       const value = entry.owner[field]
       if (value === undefined) continue

@@ -2,7 +2,7 @@
  * The owner registry as an Effect service, for services that emit organizations (the community
  * registry's DCAT-AP / JSON-LD output, governance ownership blocks).
  *
- * Configuration (env):
+ * Configuration (env, read in `Config.ts`):
  * - `OWNERS_FILE`: the registry file (default `./owners.yaml`); its `owners.local.yaml`
  *   sibling is loaded on top when it exists. When `OWNERS_FILE` is unset and `./owners.yaml`
  *   does not exist the registry is empty (a warning is logged); an explicitly configured file
@@ -13,14 +13,12 @@
  */
 import { FileSystem } from "@effect/platform"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import { Config, Effect, Layer, Option, Schema } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
+import { DEFAULT_OWNERS_FILE, DEFAULT_PLATFORM_BASE_URL, OwnersConfig } from "./Config.js"
 import { type AgentNode, ownerIri, toAgentNode } from "./JsonLd.js"
 import { loadRegistry, registryFilesFor } from "./Loader.js"
 import type { Owner } from "./OwnerSchema.js"
 import { OwnerRegistry } from "./Registry.js"
-
-export const DEFAULT_OWNERS_FILE = "owners.yaml"
-export const DEFAULT_PLATFORM_BASE_URL = "http://localhost:8004"
 
 /** No owner has this id, alias, DID or URL. */
 export class OwnerNotFound extends Schema.TaggedError<OwnerNotFound>()("OwnerNotFound", {
@@ -30,20 +28,6 @@ export class OwnerNotFound extends Schema.TaggedError<OwnerNotFound>()("OwnerNot
     return `no owner with id, alias, DID or URL ${JSON.stringify(this.reference)}`
   }
 }
-
-/** `PLATFORM_BASE_URL`, checked to be an absolute http(s) URL. */
-export const PlatformBaseUrl = Config.string("PLATFORM_BASE_URL").pipe(
-  Config.withDefault(DEFAULT_PLATFORM_BASE_URL),
-  Config.validate({
-    message: "PLATFORM_BASE_URL must be an absolute http(s) URL",
-    validation: (value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol)
-  })
-)
-
-export const OwnersConfig = Config.all({
-  file: Config.option(Config.nonEmptyString("OWNERS_FILE")),
-  baseUrl: PlatformBaseUrl
-})
 
 /** The service's operations over one loaded registry. */
 export const makeOwners = (registry: OwnerRegistry, options: { readonly baseUrl: string }) => {

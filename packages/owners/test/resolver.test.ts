@@ -6,7 +6,8 @@ import * as path from "node:path"
 import { FOAF, Foaf, ownerIri, SCHEMA_ORG, schemaOrgIri, toAgentNode } from "../src/JsonLd.js"
 import { decodeRegistry } from "../src/Loader.js"
 import { OWNER_TYPES } from "../src/OwnerSchema.js"
-import { DEFAULT_PLATFORM_BASE_URL, Owners } from "../src/Owners.js"
+import { DEFAULT_PLATFORM_BASE_URL } from "../src/Config.js"
+import { Owners } from "../src/Owners.js"
 
 const text = `owners:
   - id: northgrid-dso
