@@ -6,8 +6,7 @@
  * Exit codes: 0 success; 1 invalid registry, owner not found or a failed sync; 2 usage or
  * configuration error.
  */
-import type { FileSystem } from "@effect/platform"
-import type { HttpClient } from "@effect/platform"
+import type { FileSystem, HttpClient } from "@effect/platform"
 import { Context, Effect, Either, Layer, Option } from "effect"
 import { parseArgs } from "node:util"
 import { OwnersFileConfig, PlatformBaseUrl } from "./Config.js"
