@@ -6,6 +6,8 @@ import * as Data from "effect/Data"
 
 export type AuthFailureReason =
   | "missing_token"
+  /** `Authorization` present but not `Bearer <token>`. */
+  | "invalid_authorization_header"
   | "malformed_token"
   | "expired"
   | "not_yet_valid"
@@ -21,6 +23,7 @@ export type AuthFailureReason =
 
 export const messages: Readonly<Record<AuthFailureReason, string>> = {
   missing_token: "Missing bearer token",
+  invalid_authorization_header: "Invalid authorization header format",
   malformed_token: "Malformed token",
   expired: "Token has expired",
   not_yet_valid: "Token is not yet valid",

@@ -88,7 +88,7 @@ export const extractToken = (
   if (authorization === undefined || authorization.trim() === "") return Either.right(Option.none())
   const parts = authorization.trim().split(/\s+/)
   if (parts.length !== 2 || parts[0].toLowerCase() !== "bearer") {
-    return Either.left(AuthFailure.of("malformed_token", { message: "Invalid authorization header format" }))
+    return Either.left(AuthFailure.of("invalid_authorization_header"))
   }
   return Either.right(Option.some(parts[1]))
 }

@@ -209,16 +209,18 @@ layer(ServerLive, { excludeTestServices: true })("Authentication middleware", (i
           bearer("a.b.c"),
           bearer("%%%.%%%.%%%"),
           bearer(`${b64({ alg: "RS256", kid: "key-1" })}.${b64({ sub: "x" })}`),
-          { authorization: "Bearer" },
-          { authorization: "Bearer two tokens" },
           { "x-auth-request-access-token": "not-a-jwt" }
         ]) {
           const r = yield* call("/me", headers)
           expect(r.status, JSON.stringify(headers)).toBe(401)
           expect(reasonOf(r.body), JSON.stringify(headers)).toBe("malformed_token")
         }
+        for (const authorization of ["Bearer", "Bearer two tokens", "Token abc"]) {
+          expect(reasonOf((yield* call("/me", { authorization })).body)).toBe("invalid_authorization_header")
+        }
         const basic = yield* call("/me", { authorization: "Basic dXNlcjpwYXNz" })
         expect(basic.status).toBe(401)
+        expect(reasonOf(basic.body)).toBe("invalid_authorization_header")
         expect(basic.body.message).toBe("Invalid authorization header format")
       }))
 
