@@ -22,6 +22,7 @@
  *   are wrapped. `types` joins `type` and `attributes.type`.
  * - **claims.** The whole verified claim set, for policies.
  */
+import { HttpErrors } from "@rec/platform"
 import * as Schema from "effect/Schema"
 
 export class Organization extends Schema.Class<Organization>("Organization")({
@@ -48,7 +49,7 @@ export class Subject extends Schema.Class<Subject>("Subject")({
   email: Schema.optional(Schema.String),
   name: Schema.optional(Schema.String),
   username: Schema.optional(Schema.String),
-  claims: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  claims: Schema.Record({ key: Schema.String, value: HttpErrors.AnyJson })
 }) {
   get isService(): boolean {
     return this.type === "service"

@@ -21,9 +21,26 @@
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as Schema from "effect/Schema"
 
-const details = Schema.optional(Schema.Unknown).annotations({
-  description: "Structured information about the failure (for example the invalid fields)"
+/**
+ * Any JSON value. The `jsonSchema` override matters: Effect renders a bare `Schema.Unknown` as
+ * `{"$id":"/schemas/unknown"}`, and the same `$id` twice makes the OpenAPI document invalid.
+ */
+export const AnyJson = Schema.Unknown.annotations({
+  jsonSchema: {
+    anyOf: [
+      { type: "object" },
+      { type: "array" },
+      { type: "string" },
+      { type: "number" },
+      { type: "boolean" },
+      { type: "null" }
+    ]
+  }
 })
+
+const details = Schema.optional(AnyJson.annotations({
+  description: "Structured information about the failure (for example the invalid fields)"
+}))
 
 export class BadRequest extends Schema.TaggedError<BadRequest>()(
   "BadRequest",

@@ -1,6 +1,7 @@
 /**
  * `@rec/platform`: the service kit every REC service stands on. See README.md.
  */
+export * as Contract from "./Contract.js"
 export * as Cors from "./Cors.js"
 export * as DetailErrors from "./DetailErrors.js"
 export * as Docs from "./Docs.js"

@@ -1,0 +1,78 @@
+import { Validator } from "@seriousme/openapi-schema-validator"
+import { describe, expect, layer } from "@effect/vitest"
+import { ServiceKit } from "@rec/platform"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { ExampleApi, ItemsLive } from "./fixtures/ExampleApi.js"
+import { body, get } from "./fixtures/http.js"
+
+const service = { name: "example", version: "1.2.3" }
+
+describe("API documentation", () => {
+  layer(ServiceKit.serveTest(ExampleApi, { service, port: 0 }).pipe(Layer.provide(ItemsLive)), {
+    excludeTestServices: true
+  })("at the root", (it) => {
+    it.effect("/openapi.json is a valid OpenAPI 3.1 document of the contract", () =>
+      Effect.gen(function*() {
+        const answer = yield* get("/openapi.json")
+        expect(answer.status).toBe(200)
+        expect(answer.headers["content-type"]).toContain("application/json")
+        const spec = body(answer)
+        const validator = new Validator()
+        const result = yield* Effect.promise(() => validator.validate(spec))
+        expect(result.errors).toBeUndefined()
+        expect(result.valid).toBe(true)
+        expect(validator.version).toBe("3.1")
+        expect(spec.info).toEqual({ title: "Example API", version: "1.2.3" })
+        const paths = spec.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>
+        expect(Object.keys(paths).sort()).toEqual(["/boom", "/context", "/items", "/items/{id}", "/slow"])
+        // Declared errors carry their status: 404 NotFound, 422 UnprocessableEntity, 400 decode.
+        expect(Object.keys(paths["/items/{id}"].get.responses)).toEqual(expect.arrayContaining(["200", "400", "404"]))
+        expect(Object.keys(paths["/items"].post.responses)).toEqual(expect.arrayContaining(["201", "400", "422"]))
+      }))
+
+    it.effect("/docs is the Swagger UI page with the spec inlined, no external scripts", () =>
+      Effect.gen(function*() {
+        const answer = yield* get("/docs")
+        expect(answer.status).toBe(200)
+        expect(answer.headers["content-type"]).toContain("text/html")
+        expect(answer.text).toContain("SwaggerUIBundle")
+        expect(answer.text).toContain("Example API")
+        expect(answer.text).not.toMatch(/<script[^>]+src="https?:/)
+      }))
+
+    it.effect("/redoc is a ReDoc page whose bundle is served locally", () =>
+      Effect.gen(function*() {
+        const page = yield* get("/redoc")
+        expect(page.status).toBe(200)
+        expect(page.headers["content-type"]).toContain("text/html")
+        expect(page.text).toContain("Redoc.init(")
+        expect(page.text).toContain('<script src="./redoc.standalone.js"></script>')
+        expect(page.text).not.toMatch(/https?:\/\/(cdn|unpkg)/)
+        // The inlined spec cannot close its <script> element.
+        expect(page.text.match(/<\/script>/g)?.length).toBe(3)
+        const bundle = yield* get("/redoc.standalone.js")
+        expect(bundle.status).toBe(200)
+        expect(bundle.headers["content-type"]).toContain("javascript")
+        expect(bundle.text.length).toBeGreaterThan(500_000)
+        expect(bundle.text).toContain("Redoc")
+      }))
+  })
+
+  layer(
+    ServiceKit.serveTest(ExampleApi, { service, port: 0, docsPrefix: "/api/" }).pipe(Layer.provide(ItemsLive)),
+    { excludeTestServices: true }
+  )("under a prefix (grid gateway: /api)", (it) => {
+    it.effect("serves docs under the prefix only", () =>
+      Effect.gen(function*() {
+        for (const path of ["/api/openapi.json", "/api/docs", "/api/redoc", "/api/redoc.standalone.js"]) {
+          expect((yield* get(path)).status, path).toBe(200)
+        }
+        for (const path of ["/openapi.json", "/docs", "/redoc"]) {
+          expect((yield* get(path)).status, path).toBe(404)
+        }
+        // Health stays at the root, where probes expect it.
+        expect((yield* get("/health")).status).toBe(200)
+      }))
+  })
+})
