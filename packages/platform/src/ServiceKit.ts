@@ -183,7 +183,19 @@ const make = <
     return Layer.provide(lifecycle, served).pipe(Layer.provideMerge(server(config)))
   }))
 
-type ServeRequirements<A, RReady, RRoutes> = Exclude<ApiRequirements<A> | RReady | RRoutes, KitProvided>
+/**
+ * Router layers state what their routes need as `HttpLayerRouter.Request` markers: "Requires"
+ * become requirements of the served layer; route errors ("Error") are the kit's to handle.
+ */
+type RouteRequirements<R> =
+  | HttpLayerRouter.Request.Without<R>
+  | HttpLayerRouter.Request.Only<"Requires", R>
+  | HttpLayerRouter.Request.Only<"GlobalRequires", R>
+
+type ServeRequirements<A, RReady, RRoutes> = Exclude<
+  ApiRequirements<A> | RReady | RouteRequirements<RRoutes>,
+  KitProvided | HttpLayerRouter.Provided
+>
 
 /**
  * The service on a Node HTTP server bound to `HOST`:`PORT` (default `0.0.0.0`:`options.port`),
