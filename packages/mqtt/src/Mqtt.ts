@@ -1,0 +1,662 @@
+/**
+ * The MQTT client of a service, over MQTT.js.
+ *
+ * ```ts
+ * import { Mqtt } from "@rec/mqtt"
+ *
+ * const MqttLive = Mqtt.layer("grid-gateway")            // configured from PLATFORM_MQTT_*
+ *
+ * // a listener that survives broker restarts; one span per message
+ * yield* mqtt.consumeJson("celine/pipelines/runs/+", PipelineRunEvent, (event, message) => ...)
+ *   .pipe(Effect.forkScoped)
+ * yield* mqtt.publishJson("rec/alerts/grid-1", Alert, alert, { qos: 1 })
+ * ```
+ *
+ * Behaviour:
+ * - **Start-up never fails on the broker.** The layer waits up to `MQTT_STARTUP_TIMEOUT_SECONDS`
+ *   for a first connection; without one the service starts anyway, `status` reports
+ *   `reconnecting` (readiness can show it as degraded) and connecting continues in the
+ *   background with exponential backoff and jitter (`PLATFORM_MQTT_RECONNECT_MIN/MAX_SECONDS`).
+ * - **Subscriptions survive reconnects.** The client keeps the set of active subscriptions and
+ *   subscribes them again after every (clean-session) connection, including subscriptions made
+ *   while disconnected. A subscription the broker refuses fails its stream.
+ * - **Back-pressure.** Each subscription has a bounded buffer; when it is full the client stops
+ *   reading from the socket until the consumer catches up. A QoS 1/2 message is acknowledged
+ *   once it is in the buffers of all matching subscriptions.
+ * - **Publish** waits for a connection and for the broker's acknowledgement (QoS 1/2), both
+ *   within `PLATFORM_MQTT_PUBLISH_TIMEOUT_SECONDS`. A QoS 1/2 publish interrupted by a connection
+ *   loss is sent again after reconnecting (at least once), so a timed-out publish may still arrive.
+ * - **Protocol.** MQTT 5 by default, falling back to 3.1.1 when the broker refuses 5 (the
+ *   embedded aedes broker speaks 3.1.1). With MQTT 5, `traceparent` travels in user properties.
+ * - **Tracing.** `Mqtt.publish` is a producer span; every message handled by `consume` /
+ *   `consumeJson` runs in an `Mqtt.consume` consumer span, child of the publisher's span when the
+ *   message carries a `traceparent`.
+ */
+import * as Headers from "@effect/platform/Headers"
+import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
+import type { ConfigError, Scope } from "effect"
+import {
+  Cause,
+  DateTime,
+  Deferred,
+  Duration,
+  Effect,
+  Exit,
+  Fiber,
+  FiberId,
+  Layer,
+  Option,
+  ParseResult,
+  Queue,
+  Redacted,
+  Runtime,
+  Schema,
+  Stream,
+  SubscriptionRef,
+  Tracer
+} from "effect"
+import mqtt from "mqtt"
+import * as fs from "node:fs"
+import { MqttPublishError, MqttSubscribeError } from "./Errors.js"
+import * as MqttConfig from "./MqttConfig.js"
+import * as Topic from "./Topic.js"
+
+export type QoS = 0 | 1 | 2
+
+/** Connection state, as readiness checks and operators see it. */
+export const MqttStatus = Schema.Struct({
+  state: Schema.Literal("starting", "connected", "reconnecting", "stopped"),
+  /** `mqtt://host:port`. */
+  broker: Schema.String,
+  clientId: Schema.String,
+  /** ISO 8601 time of the last state change. */
+  since: Schema.String,
+  /** Failed connection attempts since the last successful one. */
+  failedAttempts: Schema.Number,
+  protocolVersion: Schema.optional(Schema.Literal(4, 5)),
+  lastError: Schema.optional(Schema.String)
+})
+export type MqttStatus = typeof MqttStatus.Type
+
+/** A received message. `topic` is the application topic (without `PLATFORM_MQTT_TOPIC_PREFIX`). */
+export class MqttMessage {
+  constructor(
+    readonly topic: string,
+    readonly payload: Uint8Array,
+    readonly qos: QoS,
+    readonly retain: boolean,
+    /** MQTT 5 user properties (empty with MQTT 3.1.1). */
+    readonly userProperties: Readonly<Record<string, string | ReadonlyArray<string>>>
+  ) {}
+
+  /** The payload as UTF-8 text. */
+  get text(): string {
+    return Buffer.from(this.payload.buffer, this.payload.byteOffset, this.payload.byteLength).toString("utf8")
+  }
+
+  /** The publisher's span, from a W3C `traceparent` user property. */
+  get traceParent(): Option.Option<Tracer.ExternalSpan> {
+    const value = this.userProperties["traceparent"]
+    const traceparent = Array.isArray(value) ? value[0] : value
+    return typeof traceparent === "string"
+      ? HttpTraceContext.w3c(Headers.fromInput({ traceparent }))
+      : Option.none()
+  }
+}
+
+/** A message whose payload decoded with the subscription's Schema. */
+export interface JsonMessage<A> {
+  readonly value: A
+  readonly message: MqttMessage
+}
+
+export interface PublishOptions {
+  /** Default 1. */
+  readonly qos?: QoS | undefined
+  /** Default false. */
+  readonly retain?: boolean | undefined
+  /** MQTT 5 user properties (ignored with 3.1.1). */
+  readonly userProperties?: Readonly<Record<string, string>> | undefined
+}
+
+export interface SubscribeOptions {
+  /** Maximum QoS requested from the broker. Default 1. */
+  readonly qos?: QoS | undefined
+  /** Messages buffered for this subscription before the connection stops reading. Default 256. */
+  readonly bufferSize?: number | undefined
+}
+
+export interface ConsumeOptions extends SubscribeOptions {
+  /** Messages handled at the same time. Default 1 (in order). */
+  readonly concurrency?: number | undefined
+}
+
+export interface MqttCredentials {
+  readonly username: string
+  readonly password: Redacted.Redacted
+}
+
+export interface MqttOptions {
+  /**
+   * Credentials fetched before every connection attempt, replacing `PLATFORM_MQTT_USERNAME` /
+   * `_PASSWORD`. For brokers that authenticate with short-lived JWTs: return a fresh token each
+   * time. A failure counts as a failed attempt (retried with backoff).
+   */
+  readonly credentials?: Effect.Effect<MqttCredentials, unknown> | undefined
+}
+
+interface Registration {
+  readonly filter: string
+  readonly qos: QoS
+  readonly queue: Queue.Queue<MqttMessage>
+  readonly refused: Deferred.Deferred<never, MqttSubscribeError>
+}
+
+const errorText = (cause: unknown): string => {
+  if (cause instanceof AggregateError && cause.errors.length > 0) return cause.errors.map(errorText).join("; ")
+  if (cause instanceof Error) return cause.message || cause.name
+  return String(cause)
+}
+
+const reasonCode = (cause: unknown): number | undefined => {
+  const code = (cause as { code?: unknown } | null)?.code
+  return typeof code === "number" ? code : undefined
+}
+
+/** CONNACK codes that mean "this protocol version is not supported" (3.1.1: 1, MQTT 5: 0x84). */
+const isUnsupportedProtocol = (cause: unknown) => {
+  const code = reasonCode(cause)
+  return code === 1 || code === 0x84
+}
+
+const make = (config: MqttConfig.MqttConfig, options: MqttOptions = {}) =>
+  Effect.gen(function*() {
+    const broker = MqttConfig.brokerUrl(config)
+    const runtime = yield* Effect.runtime<never>()
+    const now = () => DateTime.formatIso(DateTime.unsafeNow())
+    const status = yield* SubscriptionRef.make<MqttStatus>({
+      state: "starting",
+      broker,
+      clientId: config.clientId,
+      since: now(),
+      failedAttempts: 0
+    })
+    const setStatus = (next: Omit<MqttStatus, "broker" | "clientId" | "since">) =>
+      SubscriptionRef.set(status, { ...next, broker, clientId: config.clientId, since: now() })
+
+    let protocolVersion: 4 | 5 = config.protocol === 4 ? 4 : 5
+    const ca = yield* Option.match(config.tlsCaFile, {
+      onNone: () => Effect.succeed(undefined),
+      onSome: (file) =>
+        Effect.try({
+          try: () => fs.readFileSync(file),
+          catch: (cause) => new Error(`PLATFORM_MQTT_TLS_CA_FILE ${file} cannot be read: ${errorText(cause)}`)
+        }).pipe(Effect.orDie)
+    })
+
+    const client = mqtt.connect({
+      host: config.host,
+      port: config.port,
+      protocol: config.tls ? "mqtts" : "mqtt",
+      ...(ca === undefined ? {} : { ca }),
+      rejectUnauthorized: true,
+      clientId: config.clientId,
+      protocolVersion,
+      clean: true,
+      keepalive: Math.max(1, Math.round(Duration.toSeconds(config.keepalive))),
+      connectTimeout: Duration.toMillis(config.connectTimeout),
+      // Connecting, backoff and resubscribing are driven by the loop below.
+      manualConnect: true,
+      reconnectPeriod: 0,
+      resubscribe: false,
+      queueQoSZero: false
+    })
+    // MQTT.js emits `error` for every failed attempt; without a listener Node would throw.
+    client.on("error", () => {})
+
+    // --- subscriptions -------------------------------------------------------------------
+    const registrations = new Set<Registration>()
+    const filterQos = (filter: string): QoS | undefined => {
+      let max: QoS | undefined
+      for (const r of registrations) if (r.filter === filter && (max === undefined || r.qos > max)) max = r.qos
+      return max
+    }
+
+    const dispatch = (packet: mqtt.IPublishPacket): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        const brokerTopic = packet.topic.toString()
+        const topic = Topic.withoutPrefix(config.topicPrefix, brokerTopic)
+        if (topic === undefined) return Effect.void
+        const properties = packet.properties?.userProperties ?? {}
+        const message = new MqttMessage(
+          topic,
+          packet.payload as Uint8Array,
+          packet.qos,
+          packet.retain,
+          properties as Record<string, string | ReadonlyArray<string>>
+        )
+        const targets = [...registrations].filter((r) => Topic.matches(r.filter, brokerTopic))
+        // Offering to a full queue suspends, which holds the acknowledgement and the socket.
+        return Effect.forEach(targets, (r) => Effect.exit(Queue.offer(r.queue, message)), { discard: true })
+      })
+    client.handleMessage = (packet, callback) => {
+      Runtime.runCallback(runtime)(dispatch(packet), { onExit: () => callback() })
+    }
+
+    const sendSubscribe = (filter: string, qos: QoS) =>
+      Effect.async<"granted" | "refused", Error>((resume) => {
+        client.subscribe(filter, { qos }, (err, _granted, suback) => {
+          // SUBACK return codes (3.1.1) and reason codes (5) with the high bit set are refusals.
+          if ((suback?.granted ?? []).some((code) => typeof code === "number" && (code & 0x80) !== 0)) {
+            return resume(Effect.succeed("refused"))
+          }
+          resume(err ? Effect.fail(err) : Effect.succeed("granted"))
+        })
+      })
+
+    const refuse = (filter: string) =>
+      Effect.forEach(
+        [...registrations].filter((r) => r.filter === filter),
+        (r) =>
+          Deferred.fail(
+            r.refused,
+            new MqttSubscribeError({
+              filter: Topic.withoutPrefix(config.topicPrefix, Topic.matchingPart(filter)) ?? filter,
+              reason: "refused",
+              message: `the broker ${broker} refused the subscription to "${filter}"`
+            })
+          ),
+        { discard: true }
+      )
+
+    /** Subscribes every active filter again (after a new connection). */
+    const resubscribeAll = Effect.suspend(() => {
+      const filters = new Map<string, QoS>()
+      for (const r of registrations) filters.set(r.filter, Math.max(r.qos, filters.get(r.filter) ?? 0) as QoS)
+      return Effect.forEach(
+        filters,
+        ([filter, qos]) =>
+          sendSubscribe(filter, qos).pipe(
+            Effect.flatMap((result) => (result === "refused" ? refuse(filter) : Effect.void)),
+            // A connection lost meanwhile is handled by the next resubscription.
+            Effect.catchAll(() => Effect.void)
+          ),
+        { discard: true, concurrency: "unbounded" }
+      )
+    })
+
+    // --- connection loop -----------------------------------------------------------------
+    const backoff = (failures: number) => {
+      const min = Duration.toMillis(config.reconnectMin)
+      const max = Duration.toMillis(config.reconnectMax)
+      const base = Math.min(max, min * 2 ** Math.max(0, failures - 1))
+      return Duration.millis(base * (0.8 + Math.random() * 0.4))
+    }
+
+    const applyCredentials = Effect.gen(function*() {
+      if (options.credentials !== undefined) {
+        const creds = yield* options.credentials
+        client.options.username = creds.username
+        client.options.password = Redacted.value(creds.password)
+        return
+      }
+      client.options.username = Option.getOrUndefined(config.username)
+      client.options.password = Option.getOrUndefined(Option.map(config.password, Redacted.value))
+    })
+
+    /** One attempt; succeeds with a Deferred completed when that connection closes. */
+    const connectOnce = Effect.async<Deferred.Deferred<string>, unknown>((resume) => {
+      let lastError: unknown = undefined
+      const onError = (err: unknown) => {
+        lastError = err
+      }
+      const onConnect = () => {
+        cleanup()
+        const closed = Deferred.unsafeMake<string>(FiberId.none)
+        let closeError: unknown = undefined
+        const onLaterError = (err: unknown) => {
+          closeError = err
+        }
+        client.on("error", onLaterError)
+        client.once("close", () => {
+          client.off("error", onLaterError)
+          Deferred.unsafeDone(closed, Exit.succeed(closeError === undefined ? "connection closed" : errorText(closeError)))
+        })
+        resume(Effect.succeed(closed))
+      }
+      const onClose = () => {
+        cleanup()
+        resume(Effect.fail(lastError ?? new Error("connection closed while connecting")))
+      }
+      const cleanup = () => {
+        client.off("connect", onConnect)
+        client.off("close", onClose)
+        client.off("error", onError)
+      }
+      client.on("error", onError)
+      client.once("connect", onConnect)
+      client.once("close", onClose)
+      client.options.protocolVersion = protocolVersion
+      client.connect()
+      return Effect.sync(cleanup)
+    })
+
+    const loop = Effect.gen(function*() {
+      let failures = 0
+      while (true) {
+        const attempt = yield* applyCredentials.pipe(Effect.zipRight(connectOnce), Effect.either)
+        if (attempt._tag === "Left") {
+          const cause = attempt.left
+          if (config.protocol === "auto" && protocolVersion === 5 && isUnsupportedProtocol(cause)) {
+            protocolVersion = 4
+            yield* Effect.logInfo("MQTT broker refused protocol 5; using 3.1.1").pipe(Effect.annotateLogs({ broker }))
+            continue
+          }
+          failures++
+          const delay = backoff(failures)
+          yield* setStatus({ state: "reconnecting", failedAttempts: failures, lastError: errorText(cause) })
+          yield* Effect.logDebug("MQTT connection attempt failed").pipe(
+            Effect.annotateLogs({ broker, attempt: failures, error: errorText(cause), retryInMs: Math.round(Duration.toMillis(delay)) })
+          )
+          yield* Effect.sleep(delay)
+          continue
+        }
+        const connectedAt = Date.now()
+        const wasDown = failures > 0
+        failures = 0
+        // Subscriptions first: "connected" promises that subscribed streams receive what is
+        // published from then on.
+        yield* resubscribeAll
+        yield* setStatus({ state: "connected", failedAttempts: 0, protocolVersion })
+        yield* (wasDown ? Effect.logInfo("MQTT connected after retrying") : Effect.logDebug("MQTT connected")).pipe(
+          Effect.annotateLogs({ broker, clientId: config.clientId, protocolVersion })
+        )
+        const reason = yield* Deferred.await(attempt.right)
+        // A connection that drops right away (e.g. refused publish, client-id takeover) counts as a
+        // failure, so a flapping broker is not hammered.
+        failures = Date.now() - connectedAt < 10_000 ? 1 : 0
+        yield* setStatus({ state: "reconnecting", failedAttempts: failures, protocolVersion, lastError: reason })
+        yield* Effect.logWarning("MQTT connection lost; reconnecting").pipe(Effect.annotateLogs({ broker, reason }))
+        yield* Effect.sleep(backoff(Math.max(failures, 1)))
+      }
+    })
+
+    const loopFiber = yield* Effect.forkDaemon(loop)
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function*() {
+        yield* Fiber.interrupt(loopFiber)
+        for (const r of registrations) yield* Queue.shutdown(r.queue)
+        registrations.clear()
+        yield* Effect.async<void>((resume) => {
+          client.end(!client.connected, {}, () => resume(Effect.void))
+        }).pipe(Effect.timeoutOption(Duration.seconds(2)))
+        client.end(true)
+        yield* setStatus({ state: "stopped", failedAttempts: 0 })
+      })
+    )
+
+    // --- start-up wait ---------------------------------------------------------------------
+    const connectedOnce = status.changes.pipe(
+      Stream.filter((s) => s.state === "connected"),
+      Stream.runHead
+    )
+    const started = yield* connectedOnce.pipe(Effect.timeoutOption(config.startupTimeout))
+    if (Option.isNone(started)) {
+      const current = yield* SubscriptionRef.get(status)
+      yield* Effect.logWarning(
+        `MQTT broker unavailable after ${Duration.format(config.startupTimeout)}; continuing degraded and reconnecting in the background`
+      ).pipe(Effect.annotateLogs({ broker, lastError: current.lastError ?? "none yet" }))
+    }
+
+    const awaitConnected = (timeout: Duration.DurationInput) =>
+      connectedOnce.pipe(Effect.timeoutOption(timeout), Effect.map(Option.isSome))
+
+    // --- publishing ------------------------------------------------------------------------
+    // MQTT.js keeps unacknowledged QoS 1/2 publishes (`outgoing`, by message id) and sends them
+    // again after a reconnect, before it reports the connection as up. A publish this client gave
+    // up on must leave that table, or a message the broker refuses (aedes then closes the
+    // connection) would cut every later connection too.
+    interface MqttJsInternals {
+      outgoing: Record<string, { cb?: unknown } | undefined>
+      _storeProcessingQueue: Array<{ callback?: unknown }>
+    }
+    const internals = client as unknown as MqttJsInternals
+    const trackPublish = (callback: (err?: Error) => void) => {
+      const last = client.getLastMessageId()
+      return internals.outgoing[String(last)]?.cb === callback ? last : undefined
+    }
+    const cancelPublish = (callback: (err?: Error) => void, messageId: number | undefined) => {
+      if (messageId !== undefined && internals.outgoing[String(messageId)] !== undefined) {
+        client.removeOutgoingMessage(messageId)
+        return
+      }
+      for (const [id, entry] of Object.entries(internals.outgoing)) {
+        if (entry?.cb === callback) client.removeOutgoingMessage(Number(id))
+      }
+      const queued = internals._storeProcessingQueue.findIndex((entry) => entry.callback === callback)
+      if (queued >= 0) internals._storeProcessingQueue.splice(queued, 1)
+    }
+
+    const publish = (topic: string, payload: string | Uint8Array, publishOptions: PublishOptions = {}) =>
+      Effect.gen(function*() {
+        const invalid = Topic.validateName(topic)
+        if (invalid !== undefined) {
+          return yield* new MqttPublishError({ topic, reason: "invalid-topic", message: invalid })
+        }
+        const qos = publishOptions.qos ?? 1
+        const retain = publishOptions.retain ?? false
+        const span = yield* Effect.currentSpan.pipe(Effect.option)
+        const traceparent = Option.map(span, (s) => HttpTraceContext.toHeaders(s)["traceparent"]!)
+        const brokerTopic = Topic.withPrefix(config.topicPrefix, topic)
+        const send = Effect.gen(function*() {
+          yield* connectedOnce
+          const v5 = protocolVersion === 5
+          const userProperties = {
+            ...publishOptions.userProperties,
+            ...(Option.isSome(traceparent) ? { traceparent: traceparent.value } : {})
+          }
+          yield* Effect.async<void, MqttPublishError>((resume) => {
+            const done = (err?: Error) =>
+              resume(
+                err
+                  ? Effect.fail(new MqttPublishError({ topic, reason: "failed", message: errorText(err) }))
+                  : Effect.void
+              )
+            client.publish(
+              brokerTopic,
+              typeof payload === "string" ? payload : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength),
+              { qos, retain, ...(v5 && Object.keys(userProperties).length > 0 ? { properties: { userProperties } } : {}) },
+              done
+            )
+            const messageId = qos > 0 ? trackPublish(done) : undefined
+            // Given up on (timeout, interruption): the caller is told it failed, so the message
+            // must not be sent again behind its back.
+            return Effect.sync(() => cancelPublish(done, messageId))
+          })
+        })
+        yield* send.pipe(
+          Effect.timeoutFail({
+            duration: config.publishTimeout,
+            onTimeout: () =>
+              new MqttPublishError({
+                topic,
+                reason: client.connected ? "timeout" : "not-connected",
+                message: client.connected
+                  ? `no acknowledgement from ${broker} within ${Duration.format(config.publishTimeout)}`
+                  : `not connected to ${broker} within ${Duration.format(config.publishTimeout)}`
+              })
+          })
+        )
+      }).pipe(
+        Effect.withSpan("Mqtt.publish", {
+          kind: "producer",
+          attributes: {
+            "messaging.system": "mqtt",
+            "messaging.operation.type": "send",
+            "messaging.destination.name": topic,
+            "mqtt.qos": publishOptions.qos ?? 1,
+            "mqtt.retain": publishOptions.retain ?? false
+          }
+        })
+      )
+
+    const publishJson = <A, I>(topic: string, schema: Schema.Schema<A, I>, value: A, publishOptions?: PublishOptions) =>
+      Schema.encode(Schema.parseJson(schema))(value).pipe(
+        Effect.mapError((e) =>
+          new MqttPublishError({ topic, reason: "encode", message: ParseResult.TreeFormatter.formatErrorSync(e) })),
+        Effect.flatMap((json) => publish(topic, json, publishOptions))
+      )
+
+    // --- subscribing -----------------------------------------------------------------------
+    const subscribeScoped = (
+      filter: string,
+      subscribeOptions: SubscribeOptions = {}
+    ): Effect.Effect<Stream.Stream<MqttMessage, MqttSubscribeError>, MqttSubscribeError, Scope.Scope> =>
+      Effect.gen(function*() {
+        const invalid = Topic.validateFilter(filter)
+        if (invalid !== undefined) {
+          return yield* new MqttSubscribeError({ filter, reason: "invalid-filter", message: invalid })
+        }
+        const qos = subscribeOptions.qos ?? 1
+        const brokerFilter = Topic.withPrefix(config.topicPrefix, filter)
+        const registration: Registration = {
+          filter: brokerFilter,
+          qos,
+          queue: yield* Queue.bounded<MqttMessage>(Math.max(1, subscribeOptions.bufferSize ?? 256)),
+          refused: yield* Deferred.make<never, MqttSubscribeError>()
+        }
+        yield* Effect.acquireRelease(
+          Effect.gen(function*() {
+            const previousQos = filterQos(brokerFilter)
+            registrations.add(registration)
+            // Only a new filter (or a higher QoS) needs a SUBSCRIBE now; while disconnected the
+            // connection loop subscribes on the next connection.
+            if (client.connected && (previousQos === undefined || previousQos < qos)) {
+              const result = yield* sendSubscribe(brokerFilter, qos).pipe(Effect.orElseSucceed(() => "granted" as const))
+              if (result === "refused") {
+                registrations.delete(registration)
+                return yield* new MqttSubscribeError({
+                  filter,
+                  reason: "refused",
+                  message: `the broker ${broker} refused the subscription to "${filter}"`
+                })
+              }
+            }
+          }),
+          () =>
+            Effect.gen(function*() {
+              registrations.delete(registration)
+              yield* Queue.shutdown(registration.queue)
+              if (filterQos(brokerFilter) === undefined && client.connected) {
+                yield* Effect.async<void>((resume) => {
+                  client.unsubscribe(brokerFilter, () => resume(Effect.void))
+                }).pipe(Effect.timeoutOption(Duration.seconds(2)))
+              }
+            })
+        )
+        return Stream.fromQueue(registration.queue).pipe(Stream.interruptWhen(Deferred.await(registration.refused)))
+      })
+
+    const subscribe = (filter: string, subscribeOptions?: SubscribeOptions) =>
+      Stream.unwrapScoped(subscribeScoped(filter, subscribeOptions))
+
+    const decodeJson = <A, I>(schema: Schema.Schema<A, I>) => {
+      const decode = Schema.decodeUnknown(Schema.parseJson(schema))
+      return (message: MqttMessage) =>
+        decode(message.text).pipe(
+          Effect.map((value): Option.Option<JsonMessage<A>> => Option.some({ value, message })),
+          Effect.catchAll((error) =>
+            Effect.as(
+              Effect.logWarning("dropping an MQTT message that does not match its schema").pipe(
+                Effect.annotateLogs({ topic: message.topic, error: ParseResult.TreeFormatter.formatErrorSync(error) })
+              ),
+              Option.none<JsonMessage<A>>()
+            )
+          )
+        )
+    }
+
+    const subscribeJson = <A, I>(filter: string, schema: Schema.Schema<A, I>, subscribeOptions?: SubscribeOptions) =>
+      subscribe(filter, subscribeOptions).pipe(Stream.mapEffect(decodeJson(schema)), Stream.filterMap((o) => o))
+
+    const handleInSpan = <E, R>(message: MqttMessage, effect: Effect.Effect<void, E, R>) => {
+      const parent = message.traceParent
+      return effect.pipe(
+        Effect.catchAllCause((cause) =>
+          Cause.isInterruptedOnly(cause)
+            ? Effect.failCause(cause as Cause.Cause<never>)
+            : Effect.logError("MQTT message handler failed; continuing with the next message", cause).pipe(
+              Effect.annotateLogs({ topic: message.topic })
+            )
+        ),
+        Effect.withSpan("Mqtt.consume", {
+          kind: "consumer",
+          ...(Option.isSome(parent) ? { parent: parent.value } : {}),
+          attributes: {
+            "messaging.system": "mqtt",
+            "messaging.operation.type": "process",
+            "messaging.destination.name": message.topic,
+            "mqtt.qos": message.qos,
+            "mqtt.retain": message.retain
+          }
+        })
+      )
+    }
+
+    const consume = <E, R>(
+      filter: string,
+      handler: (message: MqttMessage) => Effect.Effect<void, E, R>,
+      consumeOptions: ConsumeOptions = {}
+    ): Effect.Effect<void, MqttSubscribeError, R> =>
+      subscribe(filter, consumeOptions).pipe(
+        Stream.mapEffect((message) => handleInSpan(message, handler(message)), {
+          concurrency: consumeOptions.concurrency ?? 1,
+          unordered: (consumeOptions.concurrency ?? 1) > 1
+        }),
+        Stream.runDrain
+      )
+
+    const consumeJson = <A, I, E, R>(
+      filter: string,
+      schema: Schema.Schema<A, I>,
+      handler: (value: A, message: MqttMessage) => Effect.Effect<void, E, R>,
+      consumeOptions: ConsumeOptions = {}
+    ): Effect.Effect<void, MqttSubscribeError, R> => {
+      const decode = decodeJson(schema)
+      return consume(
+        filter,
+        (message) =>
+          Effect.flatMap(decode(message), Option.match({ onNone: () => Effect.void, onSome: (m) => handler(m.value, message) })),
+        consumeOptions
+      )
+    }
+
+    return {
+      broker,
+      clientId: config.clientId,
+      topicPrefix: config.topicPrefix,
+      /** The current connection state. */
+      status: SubscriptionRef.get(status),
+      /** Every state change, starting with the current state. */
+      statusChanges: status.changes,
+      isConnected: Effect.map(SubscriptionRef.get(status), (s) => s.state === "connected"),
+      /** Waits for a connection; `false` when none came within `timeout`. */
+      awaitConnected,
+      publish,
+      publishJson,
+      subscribeScoped,
+      subscribe,
+      subscribeJson,
+      consume,
+      consumeJson
+    } as const
+  })
+
+/** The MQTT client. `Mqtt.Default(config, options)` for an explicit configuration. */
+export class Mqtt extends Effect.Service<Mqtt>()("@rec/mqtt/Mqtt", {
+  scoped: (config: MqttConfig.MqttConfig, options?: MqttOptions) => make(config, options)
+}) {}
+
+/** The client configured from the environment (`MqttConfig.fromEnv`). */
+export const layer = (service: string, options?: MqttOptions): Layer.Layer<Mqtt, ConfigError.ConfigError> =>
+  Layer.unwrapEffect(Effect.map(MqttConfig.fromEnv(service), (config) => Mqtt.Default(config, options)))
