@@ -15,10 +15,8 @@
  * request that might use them.
  */
 import type * as NodeContext from "@effect/platform-node/NodeContext"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type * as Etag from "@effect/platform/Etag"
-import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpPlatform from "@effect/platform/HttpPlatform"
 import * as HttpServer from "@effect/platform/HttpServer"
 import type * as HttpServerError from "@effect/platform/HttpServerError"
@@ -123,20 +121,4 @@ export const layer = (
         Context.make(HttpServer.HttpServer, httpServer).pipe(Context.add(ServerLifecycle, lifecycle)))
     ),
     NodeHttpServer.layerContext
-  )
-
-/**
- * For tests: the same server on a random port of 127.0.0.1, plus an `HttpClient` whose relative
- * URLs go to it (as `NodeHttpServer.layerTest`, without connection reuse).
- */
-export const layerTest = (
-  options?: Partial<ServerOptions>
-): Layer.Layer<
-  HttpServer.HttpServer | ServerLifecycle | PlatformServices | HttpClient.HttpClient,
-  HttpServerError.ServeError
-> =>
-  HttpServer.layerTestClient.pipe(
-    Layer.provide(NodeHttpClient.layerWithoutAgent),
-    Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: false })),
-    Layer.provideMerge(layer({ port: 0, host: "127.0.0.1", shutdownTimeout: Duration.seconds(5), ...options }))
   )

@@ -13,6 +13,7 @@
  * readiness), raw routes and an `@effect/rpc` server can share one port: pass extra router
  * layers as `routes`. See the README for the full list of what the kit adds.
  */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Headers from "@effect/platform/Headers"
 import type * as HttpApi from "@effect/platform/HttpApi"
@@ -246,7 +247,18 @@ export const serveTest = <
   HttpServerError.ServeError | ConfigError.ConfigError | ERoutes,
   ServeRequirements<HttpApi.HttpApi<Id, Groups, E, R>, RReady, RRoutes>
 > =>
-  make(api, options, () => NodeServer.layerTest({ shutdownTimeout: options.shutdownTimeout ?? "5 seconds" })) as never
+  // The test client is built on top of the served layer, not provided to it: handlers that call
+  // other services through `HttpClient` must not get a client aimed at this very server.
+  HttpServer.layerTestClient.pipe(
+    Layer.provide(NodeHttpClient.layerWithoutAgent),
+    Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: false })),
+    Layer.provideMerge(make(api, options, () =>
+      NodeServer.layer({
+        port: 0,
+        host: "127.0.0.1",
+        shutdownTimeout: options.shutdownTimeout ?? "5 seconds"
+      })))
+  ) as never
 
 /** JSON logs and, when configured, OTLP tracing for a service; beneath everything else. */
 export const observability = (service: Tracing.ServiceInfo): Layer.Layer<Tracing.TracingEnabled> =>
