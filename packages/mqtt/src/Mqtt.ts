@@ -500,7 +500,7 @@ const make = (config: MqttConfig.MqttConfig, options: MqttOptions = {}) =>
         })
       )
 
-    const publishJson = <A, I>(topic: string, schema: Schema.Schema<A, I>, value: A, publishOptions?: PublishOptions) =>
+    const publishJson = <A, I>(topic: string, schema: Schema.Schema<A, I>, value: NoInfer<A>, publishOptions?: PublishOptions) =>
       Schema.encode(Schema.parseJson(schema))(value).pipe(
         Effect.mapError((e) =>
           new MqttPublishError({ topic, reason: "encode", message: ParseResult.TreeFormatter.formatErrorSync(e) })),
