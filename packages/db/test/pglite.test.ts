@@ -1,7 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql/SqlClient"
 import { Columns, Database, DatabaseConfig, DatabaseUrl, Migrations, Testing } from "@rec/db"
-import { Effect, Either, HashMap, Layer, Logger, Option, Schema } from "effect"
+import { Context, Effect, Either, HashMap, Layer, Logger, Option, Schema } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -47,15 +47,51 @@ describe("PGlite on disk", () => {
         expect(second.applied).toEqual([])
       }), 60_000)
 
-    it.effect("refuses a data directory another instance holds", () =>
+    it.effect("services in one process share a directory, each in its own schema, one transaction at a time", () =>
+      Effect.gen(function*() {
+        const dataDir = path.join(tempDir(), "shared")
+        const registryMigrations = {
+          "0001_create_accounts": Effect.flatMap(SqlClient, (sql) => sql`CREATE TABLE accounts (code text PRIMARY KEY)`)
+        }
+        const registry = Database.layerWith(
+          { service: "registry", migrations: registryMigrations },
+          DatabaseConfig.make("registry", { target: Either.getOrThrow(DatabaseUrl.parse(`pglite://${dataDir}`, "unused")) })
+        )
+        const ledgerSql = yield* Layer.build(onDisk(dataDir)).pipe(Effect.map(Context.get(SqlClient)))
+        const registrySql = yield* Layer.build(registry).pipe(Effect.map(Context.get(SqlClient)))
+
+        // The ledger's transaction writes, waits, and fails; meanwhile the registry works in its
+        // own schema on the same session and must neither see nor disturb that transaction.
+        const ledgerTx = ledgerSql.withTransaction(
+          Effect.gen(function*() {
+            yield* ledgerSql`INSERT INTO accounts (name, balance, opened_on) VALUES ('uncommitted', 1, '2024-01-01')`
+            yield* Effect.sleep("150 millis")
+            return yield* Effect.fail("rolled back" as const)
+          })
+        ).pipe(Effect.flip)
+        const registryWork = Effect.gen(function*() {
+          yield* Effect.sleep("20 millis")
+          yield* registrySql`INSERT INTO accounts (code) VALUES ('r-1')`
+          return yield* registrySql<{ name: string }>`SELECT name FROM ledger.accounts`
+        })
+        const [rolledBack, seenByRegistry] = yield* Effect.all([ledgerTx, registryWork], { concurrency: "unbounded" })
+        expect(rolledBack).toBe("rolled back")
+        expect(seenByRegistry).toEqual([])
+        expect(yield* registrySql<{ code: string }>`SELECT code FROM accounts`).toEqual([{ code: "r-1" }])
+        expect(yield* ledgerSql<{ n: number }>`SELECT count(*)::int AS n FROM accounts`).toEqual([{ n: 0 }])
+        expect(yield* ledgerSql<{ schema: string }>`SELECT current_schema() AS schema`).toEqual([{ schema: "ledger" }])
+        expect(yield* registrySql<{ schema: string }>`SELECT current_schema() AS schema`).toEqual([{ schema: "registry" }])
+      }).pipe(Effect.scoped), 60_000)
+
+    it.effect("refuses a data directory another process holds", () =>
       Effect.gen(function*() {
         const dataDir = path.join(tempDir(), "locked")
-        const error = yield* Effect.gen(function*() {
-          yield* Database.Database
-          return yield* Layer.build(onDisk(dataDir)).pipe(Effect.flip)
-        }).pipe(Effect.provide(onDisk(dataDir)), Effect.scoped)
+        // The parent of this test process is alive and is not us.
+        fs.writeFileSync(`${dataDir}.lock`, `${process.ppid}\n`)
+        const error = yield* Layer.build(onDisk(dataDir)).pipe(Effect.scoped, Effect.flip)
         expect(error._tag).toBe("PgliteDirectoryLocked")
-        expect(error.message).toContain("already open in this process")
+        expect(error.message).toContain(`in use by process ${process.ppid}`)
+        expect(fs.existsSync(dataDir)).toBe(false)
       }), 60_000)
 
     it.effect("takes over a lock left by a dead process", () =>
@@ -65,6 +101,7 @@ describe("PGlite on disk", () => {
         fs.writeFileSync(`${dataDir}.lock`, `${2 ** 22 + 1}\n`)
         const db = yield* Database.Database.pipe(Effect.provide(onDisk(dataDir)))
         expect(db.backend).toBe("pglite")
+        expect(fs.existsSync(`${dataDir}.lock`)).toBe(false)
       }), 60_000)
   })
 })

@@ -1,15 +1,17 @@
 /**
- * An exclusive lock on a PGlite data directory. PGlite runs PostgreSQL inside the process and
- * has no postmaster lock of its own: two processes opening the same directory corrupt it (the
- * second one aborts inside the WASM module). The lock is a `<dir>.lock` file beside the
- * directory holding the owner's pid; a lock left by a dead process is taken over.
+ * An exclusive, cross-process lock on a PGlite data directory. PGlite runs PostgreSQL inside the
+ * process and has no postmaster lock of its own: two processes opening the same directory
+ * corrupt it (the second one aborts inside the WASM module). The lock is a `<dir>.lock` file
+ * beside the directory holding the owner's pid; a lock whose owner is gone is taken over.
+ * Within one process, services share an open directory instead (see `pglite.ts`), so a lock
+ * file naming this very process can only be a stale one from a previous process with the same pid.
  */
-import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { PgliteDirectoryLocked } from "../Errors.js"
 
 const isAlive = (pid: number): boolean => {
+  if (pid === process.pid) return false
   try {
     process.kill(pid, 0)
     return true
@@ -38,40 +40,32 @@ const tryCreate = (lockPath: string): boolean => {
   }
 }
 
-/** Acquires the lock for `dataDir` in the current scope; releasing deletes the lock file. */
-export const acquire = (dataDir: string): Effect.Effect<void, PgliteDirectoryLocked, import("effect/Scope").Scope> => {
-  const lockPath = `${path.resolve(dataDir)}.lock`
-  const take = Effect.suspend((): Effect.Effect<void, PgliteDirectoryLocked> => {
-    fs.mkdirSync(path.dirname(lockPath), { recursive: true })
-    if (tryCreate(lockPath)) return Effect.void
-    const owner = readOwner(lockPath)
-    if (owner !== undefined && isAlive(owner)) {
-      return Effect.fail(
-        new PgliteDirectoryLocked({
-          dataDir,
-          pid: owner,
-          message:
-            owner === process.pid
-              ? `PGlite data directory ${dataDir} is already open in this process`
-              : `PGlite data directory ${dataDir} is in use by process ${owner}; stop it, or point DATABASE_URL elsewhere`
-        })
-      )
-    }
-    // Stale lock (dead owner or unreadable file): replace it once. A concurrent starter may win
-    // the race, in which case the second `tryCreate` fails and we report its pid.
-    fs.rmSync(lockPath, { force: true })
-    if (tryCreate(lockPath)) return Effect.void
-    const winner = readOwner(lockPath) ?? 0
-    return Effect.fail(
-      new PgliteDirectoryLocked({
-        dataDir,
-        pid: winner,
-        message: `PGlite data directory ${dataDir} was just locked by process ${winner}`
-      })
-    )
+export const lockPath = (dataDir: string): string => `${path.resolve(dataDir)}.lock`
+
+/** Takes the lock or throws `PgliteDirectoryLocked`; returns the function that releases it. */
+export const lock = (dataDir: string): (() => void) => {
+  const file = lockPath(dataDir)
+  fs.mkdirSync(path.dirname(file), { recursive: true })
+  const release = () => {
+    if (readOwner(file) === process.pid) fs.rmSync(file, { force: true })
+  }
+  if (tryCreate(file)) return release
+  const owner = readOwner(file)
+  if (owner !== undefined && isAlive(owner)) {
+    throw new PgliteDirectoryLocked({
+      dataDir,
+      pid: owner,
+      message: `PGlite data directory ${dataDir} is in use by process ${owner}; stop it, or point DATABASE_URL elsewhere`
+    })
+  }
+  // Stale lock (owner gone, or unreadable): replace it once. A concurrent starter may win the
+  // race, in which case the second `tryCreate` fails and we report its pid.
+  fs.rmSync(file, { force: true })
+  if (tryCreate(file)) return release
+  const winner = readOwner(file) ?? 0
+  throw new PgliteDirectoryLocked({
+    dataDir,
+    pid: winner,
+    message: `PGlite data directory ${dataDir} was just locked by process ${winner}`
   })
-  const release = Effect.sync(() => {
-    if (readOwner(lockPath) === process.pid) fs.rmSync(lockPath, { force: true })
-  })
-  return Effect.acquireRelease(take, () => release)
 }
