@@ -87,7 +87,8 @@ const make = (options: ServerOptions) =>
         )
         server.close()
         server.closeIdleConnections()
-        const finished = yield* Effect.timeoutOption(waitIdle, options.shutdownTimeout)
+        // Finalizers run uninterruptibly; the wait must be interruptible for the timeout to fire.
+        const finished = yield* Effect.timeoutOption(Effect.interruptible(waitIdle), options.shutdownTimeout)
         if (Option.isNone(finished)) {
           yield* Effect.logWarning("Shutdown timeout reached; closing connections of unfinished requests").pipe(
             Effect.annotateLogs({

@@ -82,6 +82,13 @@ export const logLevel = (name: string): Config.Config<LogLevel.LogLevel> =>
       : Either.right(level)
   })
 
+/** A TCP port; unlike `Config.port`, 0 (any free port) is allowed. */
+export const port = (name: string): Config.Config<number> =>
+  Config.mapOrFail(Config.integer(name), (value) =>
+    value >= 0 && value <= 65535
+      ? Either.right(value)
+      : Either.left(ConfigError.InvalidData([name], `Expected a port between 0 and 65535, got ${value}`)))
+
 /** A comma-separated list; blanks are dropped. */
 export const commaList = (name: string): Config.Config<ReadonlyArray<string>> =>
   Config.map(Config.string(name), (value) => value.split(",").map((s) => s.trim()).filter((s) => s !== ""))
@@ -125,7 +132,7 @@ const otel: Config.Config<OtelConfig> = Config.all({
 /** The configuration every service reads, with the service's own defaults. */
 export const common = (defaults: CommonDefaults): Config.Config<CommonConfig> =>
   Config.all({
-    port: Config.port("PORT").pipe(Config.withDefault(defaults.port)),
+    port: port("PORT").pipe(Config.withDefault(defaults.port)),
     host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
     corsOrigins: commaList("CORS_ORIGINS").pipe(Config.withDefault(defaults.corsOrigins ?? [])),
     corsCredentials: Config.boolean("CORS_ALLOW_CREDENTIALS").pipe(Config.withDefault(true)),

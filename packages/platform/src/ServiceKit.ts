@@ -285,5 +285,6 @@ export const run = <E>(layer: Layer.Layer<never, E, never>, service: Tracing.Ser
       Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logFatal(`${service.name} failed`, cause)
     ),
     Effect.provide(observability(service)),
-    NodeRuntime.runMain({ disableErrorReporting: true })
+    // The kit logs start-up failures itself (as JSON) and installs its own logger.
+    NodeRuntime.runMain({ disableErrorReporting: true, disablePrettyLogger: true })
   )
