@@ -273,7 +273,7 @@ export const findMisspellings = (
     }
     if (best !== undefined) out.push({ name, suggestion: best.name })
   }
-  return out.sort((a, b) => a.name.localeCompare(b.name))
+  return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
 }
 
 /** Logs one warning per suspicious variable; never fails start-up. */

@@ -1,0 +1,82 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Logging, RequestContext } from "@rec/platform"
+import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
+
+const capture = (options: Logging.JsonLoggerOptions) => {
+  const lines: Array<Record<string, unknown>> = []
+  const layer = Logger.replace(
+    Logger.defaultLogger,
+    Logger.map(Logging.jsonLogger(options), (line) => {
+      lines.push(JSON.parse(line) as Record<string, unknown>)
+    })
+  )
+  return { lines, layer }
+}
+
+const request = (): RequestContext.RequestInfo => ({
+  requestId: "req-7",
+  method: "GET",
+  path: "/x",
+  startedAt: 0,
+  span: undefined,
+  route: undefined,
+  userId: undefined
+})
+
+describe("JSON logs", () => {
+  it.effect("one JSON object per call with level, service, message and annotations", () =>
+    Effect.gen(function*() {
+      const { layer, lines } = capture({ service: "policy" })
+      yield* Effect.logWarning("policy reloaded").pipe(
+        Effect.annotateLogs({ files: 12, message: "shadowed", nested: { a: [1, 2n] } }),
+        Effect.provide(layer)
+      )
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toMatchObject({
+        level: "WARN",
+        service: "policy",
+        message: "policy reloaded",
+        files: 12,
+        // A reserved key of an annotation does not overwrite the record's own.
+        "annotation.message": "shadowed",
+        nested: { a: [1, "2"] }
+      })
+      expect(Date.parse(String(lines[0].time))).not.toBeNaN()
+    }))
+
+  it.effect("carries the request id and, once known, the user id of the request", () =>
+    Effect.gen(function*() {
+      const { layer, lines } = capture({ service: "grid" })
+      const info = request()
+      yield* Effect.gen(function*() {
+        yield* Effect.log("before authentication")
+        yield* RequestContext.annotateUser("alice")
+        yield* Effect.log("after authentication")
+      }).pipe(Effect.provideService(RequestContext.CurrentRequest, info), Effect.provide(layer))
+      yield* Effect.log("outside any request").pipe(Effect.provide(layer))
+      expect(lines.map((l) => [l.request_id, l.user_id])).toEqual([
+        ["req-7", undefined],
+        ["req-7", "alice"],
+        [undefined, undefined]
+      ])
+    }))
+
+  it.effect("renders the cause of failures, and trace ids when asked", () =>
+    Effect.gen(function*() {
+      const { layer, lines } = capture({ service: "grid", traceIds: true })
+      yield* Effect.logError("upstream failed", new Error("ECONNREFUSED")).pipe(
+        Effect.withSpan("work"),
+        Effect.provide(layer)
+      )
+      expect(String(lines[0].message)).toContain("upstream failed")
+      expect(lines[0].trace_id).toMatch(/^[0-9a-f]{32}$/)
+      expect(lines[0].span_id).toMatch(/^[0-9a-f]{16}$/)
+      yield* Effect.die(new Error("kaboom")).pipe(
+        Effect.catchAllCause((cause) => Effect.logError("caught", cause)),
+        Effect.provide(layer)
+      )
+      const caught = lines.find((l) => l.message === "caught")
+      expect(String(caught?.cause)).toContain("kaboom")
+    }))
+})
