@@ -64,4 +64,4 @@ export const layerConfig = Layer.unwrapEffect(
  * `HttpApiClient.make(DigitalTwinApi)` needs no base URL) and the `HttpServer` (its address).
  */
 export const layerTest = (options: Pick<SimulatorServerOptions, "simulator"> = {}) =>
-  implementation(ServiceKit.serveTest(DigitalTwinApi, { service: Service, port: 0 }), options)
+  implementation(ServiceKit.serveTest(DigitalTwinApi, { service: Service, port: 0, accessLog: false }), options)
