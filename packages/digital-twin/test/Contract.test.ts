@@ -322,7 +322,7 @@ layer(SimulatorLive, { excludeTestServices: true, timeout: "60 seconds" })("digi
         const url = yield* baseUrl
         const trend = (scope: string) =>
           Effect.flatMap(DigitalTwinClient, (dt) => dt.grid.windTrend("dso-alto-garda")).pipe(
-            Effect.provide(DigitalTwinClient.layerConfig),
+            Effect.provide(Layer.orDie(DigitalTwinClient.layerConfig)),
             Effect.withConfigProvider(env(scope))
           )
         expect((yield* trend("dt.read")).length).toBe(4)
