@@ -1,0 +1,47 @@
+// Dereferencing and iterating plain values: `x[k]` and `x[_]` over arrays, objects and sets.
+
+import { type Value, ObjectMap, objectGet, RegoSet, sortedKeys } from "../value.js"
+
+/** `v[k]`, or undefined. Sets yield the element itself. */
+export const getKey = (v: Value | undefined, k: Value): Value | undefined => {
+  if (typeof v !== "object" || v === null) return undefined
+  if (Array.isArray(v)) {
+    if (typeof k === "number" && Number.isInteger(k) && k >= 0 && k < v.length) return v[k]
+    return undefined
+  }
+  if (v instanceof RegoSet) return v.get(k)
+  return objectGet(v, k)
+}
+
+/** Calls f(key, value) for each element in Rego order; stops when f returns true. */
+export const iterate = (v: Value | undefined, f: (k: Value, v: Value) => boolean): boolean => {
+  if (typeof v !== "object" || v === null) return false
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (f(i, v[i])) return true
+    return false
+  }
+  if (v instanceof RegoSet) {
+    const items = v.sorted()
+    for (let i = 0; i < items.length; i++) if (f(items[i], items[i])) return true
+    return false
+  }
+  if (v instanceof ObjectMap) {
+    const es = v.sorted()
+    for (let i = 0; i < es.length; i++) if (f(es[i][0], es[i][1])) return true
+    return false
+  }
+  const keys = sortedKeys(v)
+  for (let i = 0; i < keys.length; i++) if (f(keys[i], v[keys[i]])) return true
+  return false
+}
+
+/** Keys of a collection in Rego order (indices, keys, or elements). */
+export const keysOf = (v: Value | undefined): Value[] => {
+  if (typeof v !== "object" || v === null) return []
+  if (Array.isArray(v)) return v.map((_, i) => i)
+  if (v instanceof RegoSet) return v.sorted()
+  if (v instanceof ObjectMap) return v.sorted().map((e) => e[0])
+  return sortedKeys(v)
+}
+
+export const isCollection = (v: Value | undefined): boolean => typeof v === "object" && v !== null

@@ -1,0 +1,16 @@
+// @rec/rego: a Rego v1 engine in plain TypeScript.
+
+export { Rego, PreparedQuery, PreparedRule, parseValue, DEFAULT_LIMITS } from "./rego.js"
+export type { CompileInput, EvalOptions, RegoDefaults, Bindings } from "./rego.js"
+export type { ModuleSource } from "./compiler/compile.js"
+export type { Limits, PrintSink } from "./eval/context.js"
+export { RegoError, RegoCompileError, RegoEvalError } from "./errors.js"
+export type { ErrorCode, Location } from "./errors.js"
+export { parseModule, parseQuery } from "./parser.js"
+export type { Module } from "./ast.js"
+export { toJSON, stringifyJSON } from "./json.js"
+export type { Json } from "./json.js"
+export { formatValue } from "./format.js"
+export { type Value, RegoSet, ObjectMap, fromJSON, equals, compare } from "./value.js"
+export { BuiltinRegistry, BuiltinError, defaultBuiltins, families } from "./builtins/index.js"
+export type { BuiltinDef, BuiltinContext } from "./builtins/index.js"
