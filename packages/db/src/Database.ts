@@ -124,6 +124,9 @@ export const layerWith = (
         })
         pool = backend.pool
         pglite = Option.some(backend.pglite)
+        if (Option.isSome(config.statementTimeout)) {
+          yield* Effect.logWarning("DATABASE_STATEMENT_TIMEOUT_SECONDS is not applied on PGlite")
+        }
       }
 
       const transformNames = options.transformNames ?? true

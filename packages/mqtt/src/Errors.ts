@@ -21,3 +21,10 @@ export class MqttSubscribeError extends Schema.TaggedError<MqttSubscribeError>()
 export class MqttBrokerError extends Schema.TaggedError<MqttBrokerError>()("MqttBrokerError", {
   message: Schema.String
 }) {}
+
+/** The client is not connected right now (readiness checks). */
+export class MqttUnavailable extends Schema.TaggedError<MqttUnavailable>()("MqttUnavailable", {
+  broker: Schema.String,
+  state: Schema.String,
+  message: Schema.String
+}) {}

@@ -57,7 +57,7 @@ import {
 } from "effect"
 import mqtt from "mqtt"
 import * as fs from "node:fs"
-import { MqttPublishError, MqttSubscribeError } from "./Errors.js"
+import { MqttPublishError, MqttSubscribeError, MqttUnavailable } from "./Errors.js"
 import * as MqttConfig from "./MqttConfig.js"
 import * as Topic from "./Topic.js"
 
@@ -640,6 +640,21 @@ const make = (config: MqttConfig.MqttConfig, options: MqttOptions = {}) =>
       /** Every state change, starting with the current state. */
       statusChanges: status.changes,
       isConnected: Effect.map(SubscriptionRef.get(status), (s) => s.state === "connected"),
+      /**
+       * Succeeds with the status while connected, fails with `MqttUnavailable` otherwise. For a
+       * readiness check that should take the service out of rotation; a service that keeps
+       * serving without the broker reports `status` as degraded instead.
+       */
+      check: Effect.flatMap(SubscriptionRef.get(status), (s) =>
+        s.state === "connected"
+          ? Effect.succeed(s)
+          : Effect.fail(
+            new MqttUnavailable({
+              broker,
+              state: s.state,
+              message: `not connected to ${broker} (${s.state}${s.lastError === undefined ? "" : `: ${s.lastError}`})`
+            })
+          )),
       /** Waits for a connection; `false` when none came within `timeout`. */
       awaitConnected,
       publish,

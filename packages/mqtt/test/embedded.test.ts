@@ -41,11 +41,15 @@ describe("Mqtt with the embedded broker", () => {
       expect(degraded.state).toBe("reconnecting")
       expect(degraded.failedAttempts).toBeGreaterThan(0)
       expect(degraded.lastError).toMatch(/ECONNREFUSED/)
+      const unavailable = yield* mqtt.check.pipe(Effect.flip)
+      expect(unavailable._tag).toBe("MqttUnavailable")
+      expect(unavailable.message).toContain(`127.0.0.1:${port}`)
 
       // Subscribed while disconnected: it takes effect on the first connection.
       const received = yield* mqtt.subscribe("alerts/#").pipe(Stream.take(1), Stream.runCollect, Effect.fork)
       yield* startBroker(port)
       yield* awaitState(mqtt, "connected")
+      expect((yield* mqtt.check).state).toBe("connected")
       yield* mqtt.publish("alerts/grid-1", "wind", { qos: 1 })
       const messages = yield* Fiber.join(received).pipe(Effect.timeout("5 seconds"))
       expect(Chunk.toReadonlyArray(messages).map((m) => m.text)).toEqual(["wind"])
