@@ -3,7 +3,11 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { describe, expect, layer } from "@effect/vitest"
 import { Authentication, TokenVerifier } from "@rec/auth"
-import { ServiceKit } from "@rec/platform"
+import { Logging, ServiceKit, Tracing } from "@rec/platform"
+import { SpanKind } from "@opentelemetry/api"
+import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
+import { Validator } from "@seriousme/openapi-schema-validator"
+import * as Logger from "effect/Logger"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -265,6 +269,59 @@ describe("Authentication when the identity provider is unreachable", () => {
         expect(r.status).toBe(503)
         expect(r.body).toMatchObject({ _tag: "ServiceUnavailable", upstream: "identity-provider" })
         expect(r.headers["www-authenticate"]).toBeUndefined()
+      }))
+  })
+})
+
+describe("Authentication in traces, logs and docs", () => {
+  const exporter = new InMemorySpanExporter()
+  const logged: Array<string> = []
+  const service = { name: "auth-test", version: "0.0.0" }
+  const Traced = ServiceKit.serveTest(AuthApi, { service, port: 0 }).pipe(
+    Layer.provide([ProtectedLive, MaybeLive]),
+    Layer.provide([Authentication.layer, Authentication.layerOptional]),
+    Layer.provide(VerifierLive),
+    Layer.provideMerge(TestIdp.layer),
+    Layer.provide(Tracing.layerSpanProcessor(service, new SimpleSpanProcessor(exporter))),
+    Layer.provide(Logger.replace(Logger.defaultLogger, Logger.map(Logging.jsonLogger({ service: "auth-test" }), (l) => {
+      logged.push(l)
+    })))
+  )
+
+  layer(Traced, { excludeTestServices: true })("traced", (it) => {
+    it.effect("the subject id (never the token) is on the server span and the access log", () =>
+      Effect.gen(function*() {
+        const idp = yield* TestIdp.Idp
+        const token = yield* idp.sign({ sub: "alice-42" })
+        const answer = yield* call("/me", bearer(token))
+        expect(answer.status).toBe(200)
+        const deadline = Date.now() + 2000
+        while (exporter.getFinishedSpans().filter((s) => s.kind === SpanKind.SERVER).length === 0) {
+          if (Date.now() > deadline) throw new Error("no server span")
+          yield* Effect.sleep("10 millis")
+        }
+        const [span] = exporter.getFinishedSpans().filter((s) => s.kind === SpanKind.SERVER)
+        expect(span.attributes["enduser.id"]).toBe("alice-42")
+        expect(span.attributes["http.request.header.authorization"]).toBe("<redacted>")
+        expect(JSON.stringify(span.attributes)).not.toContain(token)
+        const access = logged.map((l) => JSON.parse(l) as Record<string, unknown>)
+          .find((l) => l.message === "GET /me 200")
+        expect(access).toMatchObject({ user_id: "alice-42", request_id: answer.headers["x-request-id"] })
+        expect(logged.join("\n")).not.toContain(token)
+      }))
+
+    it.effect("the OpenAPI document stays valid and declares the bearer scheme", () =>
+      Effect.gen(function*() {
+        const { body, status } = yield* call("/openapi.json")
+        expect(status).toBe(200)
+        const result = yield* Effect.promise(() => new Validator().validate(body))
+        expect(result.errors).toBeUndefined()
+        const components = body.components as { securitySchemes: Record<string, { type: string; scheme: string }> }
+        expect(Object.values(components.securitySchemes)).toContainEqual(
+          expect.objectContaining({ type: "http", scheme: "bearer" })
+        )
+        const paths = body.paths as Record<string, { get: { responses: Record<string, unknown> } }>
+        expect(Object.keys(paths["/me"].get.responses)).toEqual(expect.arrayContaining(["401", "503"]))
       }))
   })
 })
