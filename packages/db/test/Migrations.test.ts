@@ -169,7 +169,9 @@ describe("DATABASE_MIGRATE=false and the migration CLI", () => {
   layer(Layer.empty, { excludeTestServices: true, timeout: "120 seconds" })((it) => {
     it.effect("a service started with migrations off warns about pending ones; the CLI applies them", () =>
       Effect.gen(function*() {
-        const dataDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "rec-db-cli-")), "svc")
+        const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), "rec-db-cli-"))
+        yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(tempDir, { recursive: true, force: true })))
+        const dataDir = path.join(tempDir, "svc")
         const config = DatabaseConfig.make("svc", {
           target: Either.getOrThrow(DatabaseUrl.parse(`pglite://${dataDir}`, "unused")),
           migrate: false
@@ -187,7 +189,7 @@ describe("DATABASE_MIGRATE=false and the migration CLI", () => {
         expect(up).toContain("applied\n  0001_one\n  0002_two")
         const after = yield* Cli.run({ service: "svc", migrations }, "status", config)
         expect(after).toContain("pending:\n  (none)")
-      }), 60_000)
+      }).pipe(Effect.scoped), 60_000)
 
     it("parses its command line", () => {
       expect(Cli.parseCommand([])).toBe("up")

@@ -1,4 +1,4 @@
-import { describe, expect, layer } from "@effect/vitest"
+import { afterAll, describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql/SqlClient"
 import { Columns, Database, DatabaseConfig, DatabaseUrl, Migrations, Testing } from "@rec/db"
 import { Context, Effect, Either, HashMap, Layer, Logger, Option, Schema } from "effect"
@@ -17,7 +17,14 @@ describe("PGlite backend", () => {
   )((it) => backendSuite(it, "ledger_service"))
 })
 
-const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "rec-db-pglite-"))
+const tempDirs: Array<string> = []
+const tempDir = () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rec-db-pglite-"))
+  tempDirs.push(dir)
+  return dir
+}
+// A PGlite data directory is about 40 MB.
+afterAll(() => tempDirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })))
 
 const onDisk = (dataDir: string, service = "ledger") =>
   Database.layerWith(
