@@ -142,7 +142,8 @@ export const buildNetwork = (seed: string, spec: NetworkSpec): NetworkModel => {
         const mid = points[Math.floor(points.length / 2)]!
         const place = nearest(mid)
         const fromTown = distanceM(mid, place.town.at)
-        const conductor: KnownConductorType = s <= urban || fromTown < 900 && rng.chance(0.5) || rng.chance(0.08)
+        const underground = s <= urban || (fromTown < 900 && rng.chance(0.5)) || rng.chance(0.08)
+        const conductor: KnownConductorType = underground
           ? "underground_cable"
           : rng.chance(0.45)
           ? "overhead_insulated"
