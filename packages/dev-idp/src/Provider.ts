@@ -13,7 +13,9 @@ import * as Jose from "jose"
 import type { OAuth2Issuer } from "oauth2-mock-server"
 import type { Claims, ScopeGrant } from "./Claims.js"
 import { grantScopes, oidcScopes, serviceAccessClaims, userAccessClaims, userIdClaims, userInfoClaims } from "./Claims.js"
-import type { Client, Grant, Identities, User } from "./Identities.js"
+import { Schema } from "effect"
+import type { Client, Identities, User } from "./Identities.js"
+import { Grant } from "./Identities.js"
 
 /** Keycloak's endpoint layout, so anything configured for Keycloak paths finds them here too. */
 export const endpoints = {
@@ -163,7 +165,8 @@ export class Provider {
   /** Signs `claims` with the current key; `iss`, `iat`, `nbf` and `exp` are set unless `claims` sets them. */
   sign(claims: Claims, expiresInSeconds: number = this.#ttl): Promise<string> {
     return this.#issuer.buildToken({
-      expiresIn: expiresInSeconds,
+      // JWT times are whole seconds (RFC 7519 NumericDate as Keycloak writes it).
+      expiresIn: Math.max(1, Math.round(expiresInSeconds)),
       scopesOrTransform: (_header, payload) => {
         Object.assign(payload, { jti: randomUUID() }, claims)
         for (const [key, value] of Object.entries(payload)) {
@@ -221,13 +224,13 @@ export class Provider {
     if (!("clientId" in client)) return client
     const grantType = params.get("grant_type")
     if (grantType === null || grantType === "") return oauthError(400, "invalid_request", "grant_type is required")
-    if (!["client_credentials", "password", "authorization_code", "refresh_token"].includes(grantType)) {
+    if (!Schema.is(Grant)(grantType)) {
       return oauthError(400, "unsupported_grant_type", `grant_type '${grantType}' is not supported`)
     }
-    if (!client.grants.includes(grantType as Grant)) {
+    if (!client.grants.includes(grantType)) {
       return oauthError(400, "unauthorized_client", `client '${client.clientId}' may not use the ${grantType} grant`)
     }
-    switch (grantType as Grant) {
+    switch (grantType) {
       case "client_credentials":
         return this.#clientCredentials(client, params)
       case "password":
