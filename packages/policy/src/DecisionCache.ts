@@ -1,0 +1,143 @@
+/**
+ * The decision cache: an LRU map with a time-to-live per entry.
+ *
+ * **Key.** A decision depends only on the package and the input, so the key is the SHA-256 of
+ * the package and the *stable* part of the input, serialised with sorted keys. Left out:
+ * - the parts of a token that change with every token of the same subject: `exp`, `iat`, `nbf`,
+ *   `jti`, `auth_time`, the session ids and hashes (`volatileClaims`); the raw token itself is
+ *   never part of an input;
+ * - the per-request environment fields `request_id`, `timestamp`, `trace_id`, `span_id`
+ *   (`volatileEnvironment`).
+ * A new token of the same user with the same groups, scopes and organizations therefore hits the
+ * entry its previous token created, and retried requests hit regardless of their request id.
+ *
+ * The cache is cleared whenever a new policy set is swapped in, so it never answers with the
+ * rules of a replaced set.
+ */
+import { createHash } from "node:crypto"
+
+export const volatileClaims: ReadonlySet<string> = new Set([
+  "exp",
+  "iat",
+  "nbf",
+  "jti",
+  "auth_time",
+  "sid",
+  "session_state",
+  "nonce",
+  "at_hash",
+  "c_hash",
+  "uti"
+])
+
+export const volatileEnvironment: ReadonlySet<string> = new Set(["request_id", "timestamp", "trace_id", "span_id"])
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** `{k: v}` with sorted keys, members rendered by `member`; `undefined` members are skipped. */
+const sortedObject = (
+  object: Record<string, unknown>,
+  member: (key: string, value: unknown) => string,
+  skip?: ReadonlySet<string>
+): string => {
+  const parts: Array<string> = []
+  for (const key of Object.keys(object).sort()) {
+    const value = object[key]
+    if (value === undefined || (skip !== undefined && skip.has(key))) continue
+    parts.push(JSON.stringify(key) + ":" + member(key, value))
+  }
+  return "{" + parts.join(",") + "}"
+}
+
+/** JSON with object keys sorted (`skip` names top-level keys to leave out). */
+export const stableStringify = (value: unknown, skip?: ReadonlySet<string>): string => {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null"
+  if (Array.isArray(value)) return "[" + value.map((v) => stableStringify(v)).join(",") + "]"
+  return sortedObject(value as Record<string, unknown>, (_, v) => stableStringify(v), skip)
+}
+
+const stableSubject = (subject: unknown): string =>
+  isRecord(subject)
+    ? sortedObject(subject, (key, v) => stableStringify(v, key === "claims" ? volatileClaims : undefined))
+    : stableStringify(subject)
+
+/** The stable serialisation of an input (exported for tests and diagnostics). */
+export const stableInput = (input: unknown): string =>
+  isRecord(input)
+    ? sortedObject(input, (key, v) =>
+      key === "subject"
+        ? stableSubject(v)
+        : stableStringify(v, key === "environment" ? volatileEnvironment : undefined))
+    : stableStringify(input)
+
+/** The cache key of a decision. */
+export const keyOf = (pkg: string, input: unknown): string =>
+  createHash("sha256").update(pkg).update("\u0000").update(stableInput(input)).digest("base64url")
+
+export interface CacheOptions {
+  readonly enabled: boolean
+  readonly maxSize: number
+  readonly ttlMillis: number
+}
+
+interface Entry<A> {
+  readonly value: A
+  readonly expiresAt: number
+}
+
+export interface Stats {
+  readonly hits: number
+  readonly misses: number
+  readonly size: number
+}
+
+/** LRU + TTL. Synchronous on purpose: it sits on the hot path of every decision. */
+export class LruTtlCache<A> {
+  private readonly entries = new Map<string, Entry<A>>()
+  private hits = 0
+  private misses = 0
+
+  constructor(
+    readonly options: CacheOptions,
+    private readonly now: () => number = Date.now
+  ) {}
+
+  get enabled(): boolean {
+    return this.options.enabled && this.options.maxSize > 0 && this.options.ttlMillis > 0
+  }
+
+  get(key: string): A | undefined {
+    const entry = this.entries.get(key)
+    if (entry === undefined) {
+      this.misses++
+      return undefined
+    }
+    this.entries.delete(key)
+    if (entry.expiresAt <= this.now()) {
+      this.misses++
+      return undefined
+    }
+    // Re-inserting moves the entry to the most recently used end of the map.
+    this.entries.set(key, entry)
+    this.hits++
+    return entry.value
+  }
+
+  set(key: string, value: A): void {
+    this.entries.delete(key)
+    this.entries.set(key, { value, expiresAt: this.now() + this.options.ttlMillis })
+    while (this.entries.size > this.options.maxSize) {
+      const oldest = this.entries.keys().next()
+      if (oldest.done === true) break
+      this.entries.delete(oldest.value)
+    }
+  }
+
+  clear(): void {
+    this.entries.clear()
+  }
+
+  stats(): Stats {
+    return { hits: this.hits, misses: this.misses, size: this.entries.size }
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * The embedded MQTT broker (`@rec/mqtt`'s aedes broker) asking the policy service, over HTTP,
+ * exactly what Mosquitto with mosquitto-go-auth's remote JWT backend asks:
+ *
+ * - CONNECT: `POST /mqtt/user` with the client's token as `Authorization: Bearer`;
+ * - PUBLISH: `POST /mqtt/acl` `{clientid, topic, acc: 2}` with the same header;
+ * - SUBSCRIBE: `POST /mqtt/acl` `{clientid, topic: <filter>, acc: 4}`.
+ *
+ * A 2xx answer allows; anything else (403, 5xx, a timeout, no answer) refuses. The token is the
+ * MQTT password (or, if the password is empty, a user name that is a JWT), remembered per
+ * client id for the ACL checks of the connection (a later CONNECT with the same id replaces it).
+ */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import { EmbeddedBroker } from "@rec/mqtt"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import { looksLikeJwt } from "./MqttAuth.js"
+
+export interface Options {
+  /** Base URL of the policy service (`http://127.0.0.1:8009`). */
+  readonly url: string
+  /** Per check; go-auth's default HTTP timeout is a few seconds, ours too. */
+  readonly timeout?: Duration.DurationInput | undefined
+  /** Most client tokens remembered at once (least recently connected are dropped first). */
+  readonly maxClients?: number | undefined
+}
+
+export const make = (options: Options) =>
+  Effect.gen(function*() {
+    const client = (yield* HttpClient.HttpClient).pipe(
+      HttpClient.mapRequest(HttpClientRequest.prependUrl(options.url.replace(/\/+$/, "")))
+    )
+    const timeout = options.timeout ?? Duration.seconds(3)
+    const maxClients = options.maxClients ?? 100_000
+    const tokens = new Map<string, string>()
+
+    const remember = (clientId: string, token: string) => {
+      tokens.delete(clientId)
+      tokens.set(clientId, token)
+      if (tokens.size > maxClients) {
+        const oldest = tokens.keys().next()
+        if (oldest.done !== true) tokens.delete(oldest.value)
+      }
+    }
+
+    /** True for a 2xx answer; everything else (including failures to ask) is false. */
+    const ask = (path: string, token: string, body: unknown) =>
+      HttpClientRequest.post(path).pipe(
+        HttpClientRequest.bearerToken(token),
+        HttpClientRequest.setHeader("x-source-service", "embedded-mqtt-broker"),
+        HttpClientRequest.bodyJson(body),
+        Effect.flatMap(client.execute),
+        Effect.map((response) => response.status >= 200 && response.status < 300),
+        Effect.scoped,
+        Effect.timeout(timeout),
+        Effect.catchAll((error) =>
+          Effect.as(Effect.logWarning(`policy service check ${path} failed; refusing`, error), false)
+        )
+      )
+
+    const authorizer: EmbeddedBroker.BrokerAuthorizer = {
+      authenticate: ({ clientId, password, username }) => {
+        const secret = password === undefined ? undefined : Redacted.value(password)
+        const token = looksLikeJwt(secret) ? secret : looksLikeJwt(username) ? username : undefined
+        if (token === undefined) return Effect.succeed(false)
+        return Effect.tap(ask("/mqtt/user", token, null), (ok) => Effect.sync(() => ok && remember(clientId, token)))
+      },
+      authorizePublish: (brokerClient, topic) => {
+        const token = tokens.get(brokerClient.clientId)
+        return token === undefined
+          ? Effect.succeed(false)
+          : ask("/mqtt/acl", token, { clientid: brokerClient.clientId, topic, acc: 2 })
+      },
+      authorizeSubscribe: (brokerClient, filter) => {
+        const token = tokens.get(brokerClient.clientId)
+        return token === undefined
+          ? Effect.succeed(false)
+          : ask("/mqtt/acl", token, { clientid: brokerClient.clientId, topic: filter, acc: 4 })
+      }
+    }
+    return authorizer
+  })
+
+/** `BrokerAuth` for `EmbeddedBroker.layer`, delegating to the policy service at `options.url`. */
+export const layer = (options: Options): Layer.Layer<EmbeddedBroker.BrokerAuth> =>
+  Layer.effect(EmbeddedBroker.BrokerAuth, make(options)).pipe(Layer.provide(NodeHttpClient.layerUndici))

@@ -1,0 +1,53 @@
+/**
+ * Every environment variable of the policy service (README "Configuration"). The policy engine's
+ * own variables (`PLATFORM_POLICIES_POLICIES_DIR`, `POLICY_FAIL_OPEN`, `POLICY_CACHE_*`,
+ * `POLICY_WATCH*`) are read by `@rec/policy`'s `PolicyConfig.embedded`, the token verifier's
+ * (`PLATFORM_OIDC_*`, `JWT_HEADER_NAME`) by `@rec/auth`, and the server's (`PORT`, `HOST`,
+ * `CORS_ORIGINS`, `LOG_*`, `OTEL_*`, `SHUTDOWN_TIMEOUT`) by `@rec/platform`.
+ */
+import { AuthConfig } from "@rec/auth"
+import { PolicyConfig } from "@rec/policy"
+import * as Config from "effect/Config"
+import * as Duration from "effect/Duration"
+
+export const Service = { name: "policy", version: "0.1.0" } as const
+
+/** design.md's port table. */
+export const defaultPort = 8009
+
+export interface ServiceSettings {
+  /** `/authorize` without a token decides for the anonymous subject instead of answering 401. */
+  readonly allowAnonymous: boolean
+  /** One audit log record per decision. */
+  readonly audit: boolean
+  /** Request bodies above this size are refused with 413. */
+  readonly maxBodyBytes: number
+  /** Verified tokens are remembered (until they expire, at most `ttl`), keyed by their hash. */
+  readonly tokenCache: { readonly maxSize: number; readonly ttl: Duration.Duration }
+  /** Source service recorded for MQTT checks that do not name one (`X-Source-Service`). */
+  readonly mqttSource: string
+}
+
+const nonNegative = (name: string, fallback: number) =>
+  Config.integer(name).pipe(
+    Config.validate({ message: `${name} must be zero or a positive integer`, validation: (n) => n >= 0 }),
+    Config.withDefault(fallback)
+  )
+
+export const settings: Config.Config<ServiceSettings> = Config.all({
+  allowAnonymous: Config.boolean("POLICY_ALLOW_ANONYMOUS").pipe(Config.withDefault(false)),
+  audit: Config.boolean("POLICY_AUDIT_ENABLED").pipe(Config.withDefault(true)),
+  maxBodyBytes: nonNegative("POLICY_MAX_BODY_BYTES", 1024 * 1024),
+  tokenCache: Config.all({
+    maxSize: nonNegative("POLICY_TOKEN_CACHE_SIZE", 10_000),
+    ttl: nonNegative("POLICY_TOKEN_CACHE_TTL_SECONDS", 60).pipe(Config.map(Duration.seconds))
+  }),
+  mqttSource: Config.string("POLICY_MQTT_SOURCE_SERVICE").pipe(Config.withDefault("mosquitto"))
+})
+
+/** Everything the service reads, for the kit's misspelling check. */
+export const all = Config.all({
+  settings,
+  engine: PolicyConfig.embedded,
+  verifier: AuthConfig.verifier
+})

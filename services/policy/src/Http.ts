@@ -1,0 +1,307 @@
+/**
+ * Handlers (thin: HTTP in, a question to `Decisions`/`MqttAuth`, HTTP out) and the served
+ * service. `HttpLive` is what `main.ts` runs; `make` builds the same service around another
+ * `PolicyEngine` or token verifier (tests, the all-in-one launcher).
+ */
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
+import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as UrlParams from "@effect/platform/UrlParams"
+import { Authentication, type AuthFailure, TokenVerifier } from "@rec/auth"
+import { type Decision, Engines, type PolicyEngine, PolicyInput } from "@rec/policy"
+import { DetailErrors, RequestContext, ServiceKit } from "@rec/platform"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { Api, PolicyAuth, PolicyAuthOptional } from "./Api.js"
+import { Audit } from "./Audit.js"
+import * as Config from "./Config.js"
+import { Decisions } from "./Decisions.js"
+import * as Domain from "./Domain.js"
+import * as Inputs from "./Inputs.js"
+import { MqttAuth, tokenFrom } from "./MqttAuth.js"
+import * as Rpc from "./Rpc.js"
+import * as TokenCache from "./TokenCache.js"
+
+// ---------------------------------------------------------------------------------------------
+// Authentication middleware ({detail} bodies, spec section 7)
+
+const toDetail = (failure: AuthFailure.AuthFailure) =>
+  failure.isCredentialProblem
+    ? new DetailErrors.Unauthorized({ detail: failure.message })
+    : new DetailErrors.ServiceUnavailable({ detail: "The identity provider's signing keys are unavailable" })
+
+export const PolicyAuthLive = Layer.effect(PolicyAuth, Authentication.bearer({ onFailure: toDetail }))
+
+export const PolicyAuthOptionalLive = Layer.effect(
+  PolicyAuthOptional,
+  Effect.gen(function*() {
+    const { allowAnonymous } = yield* Config.settings
+    if (allowAnonymous) return yield* Authentication.bearerOptional({ onFailure: toDetail })
+    const required = yield* Authentication.bearer({ onFailure: toDetail })
+    return { bearer: (token) => Effect.map(required.bearer(token), Option.some) }
+  })
+)
+
+// ---------------------------------------------------------------------------------------------
+// Decisions
+
+const fromDecisionError = (error: Decision.DecisionError) =>
+  error._tag === "PolicyUnavailable"
+    ? new DetailErrors.ServiceUnavailable({ detail: `Policies unavailable: ${error.message}` })
+    : new DetailErrors.InternalServerError({ detail: `Policy evaluation failed: ${error.message}` })
+
+type Headers = typeof Domain.DecisionHeaders.Type
+
+export const DecisionsLive = HttpApiBuilder.group(Api, "decisions", (handlers) =>
+  Effect.gen(function*() {
+    const decisions = yield* Decisions
+
+    const answer = (question: Inputs.Question, headers: Headers) =>
+      Effect.flatMap(RequestContext.requestId, (requestId) =>
+        decisions.decide(question, headers["x-source-service"]).pipe(
+          Effect.map((d): Domain.DecisionResponse => ({ allowed: d.allowed, reason: d.reason, request_id: requestId })),
+          Effect.mapError(fromDecisionError)
+        ))
+
+    /** The authenticated caller as the policies see it, and the request id. */
+    const caller = Effect.zip(
+      Effect.map(Authentication.CurrentSubject, PolicyInput.subjectOf),
+      RequestContext.requestId
+    )
+
+    return handlers
+      .handle("authorize", ({ headers, payload }) =>
+        Effect.gen(function*() {
+          const type = payload.resource.type
+          if (!Domain.isResourceType(type)) {
+            return yield* Effect.fail(new DetailErrors.BadRequest({ detail: `Unknown resource type: ${type}` }))
+          }
+          const subject = PolicyInput.maybeSubjectOf(yield* Authentication.MaybeSubject)
+          const requestId = yield* RequestContext.requestId
+          return yield* answer(Inputs.authorize(subject, requestId, type, payload), headers)
+        }))
+      .handle("datasetAccess", ({ headers, payload }) =>
+        Effect.flatMap(caller, ([subject, id]) => answer(Inputs.datasetAccess(subject, id, payload), headers)))
+      .handle("datasetFilters", ({ headers, payload }) =>
+        Effect.gen(function*() {
+          const [subject, requestId] = yield* caller
+          const decision = yield* decisions.decide(Inputs.datasetFilters(subject, requestId, payload), headers["x-source-service"]).pipe(
+            Effect.mapError(fromDecisionError)
+          )
+          return {
+            allowed: decision.allowed,
+            // Denied: no filters, whatever the policy computed.
+            filters: decision.allowed ? decision.filters ?? [] : [],
+            reason: decision.reason,
+            request_id: requestId
+          }
+        }))
+      .handle("pipelineTransition", ({ headers, payload }) =>
+        Effect.flatMap(caller, ([subject, id]) => answer(Inputs.pipelineTransition(subject, id, payload), headers)))
+      .handle("dtAccess", ({ headers, payload }) =>
+        Effect.flatMap(caller, ([subject, id]) => answer(Inputs.dtAccess(subject, id, payload), headers)))
+      .handle("dtEvent", ({ headers, payload }) =>
+        Effect.flatMap(caller, ([subject, id]) => answer(Inputs.dtEvent(subject, id, payload), headers)))
+      .handle("userdataAccess", ({ headers, payload }) =>
+        Effect.flatMap(caller, ([subject, id]) => answer(Inputs.userdataAccess(subject, id, payload), headers)))
+  }))
+
+// ---------------------------------------------------------------------------------------------
+// MQTT
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/**
+ * The optional credential body of `/mqtt/user` and `/mqtt/superuser`: JSON (an object, `null`
+ * or nothing, as go-auth's remote JWT mode sends) or form-encoded (its HTTP backend).
+ */
+const credentialBody = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function*() {
+    const contentType = (request.headers["content-type"] ?? "").toLowerCase()
+    if (contentType.includes("x-www-form-urlencoded")) {
+      return UrlParams.toRecord(yield* Effect.orDie(request.urlParamsBody)) as Record<string, unknown>
+    }
+    const text = (yield* Effect.orDie(request.text)).trim()
+    if (text === "" || text === "null") return {}
+    const parsed = yield* Effect.try({
+      try: () => JSON.parse(text) as unknown,
+      catch: () => new DetailErrors.BadRequest({ detail: "The request body is not valid JSON" })
+    })
+    if (!isRecord(parsed)) {
+      return yield* Effect.fail(new DetailErrors.BadRequest({ detail: "The request body must be a JSON object" }))
+    }
+    return parsed
+  })
+
+export const MqttLive = HttpApiBuilder.group(Api, "mqtt", (handlers) =>
+  Effect.gen(function*() {
+    const mqtt = yield* MqttAuth
+    const verifier = yield* TokenVerifier.TokenVerifier
+    const { mqttSource } = yield* Config.settings
+    const jwtHeader = verifier.config.jwtHeaderName
+
+    /** The header token; `Left` when `Authorization` is malformed. */
+    const headerToken = (request: HttpServerRequest.HttpServerRequest) =>
+      Either.match(Authentication.extractToken(request.headers, jwtHeader), {
+        onLeft: () => Effect.fail(new Domain.MqttDenied({ ok: false, reason: "invalid authorization header" })),
+        onRight: Effect.succeed
+      })
+
+    /** Header first; otherwise the body's credential fields that hold a token. */
+    const tokenOf = (request: HttpServerRequest.HttpServerRequest, fields: ReadonlyArray<string>) =>
+      Effect.flatMap(headerToken(request), (token) =>
+        Option.isSome(token)
+          ? Effect.succeed(token)
+          : Effect.map(credentialBody(request), (body) => tokenFrom(...fields.map((f) => body[f]))))
+
+    const source = (request: HttpServerRequest.HttpServerRequest) => request.headers["x-source-service"] ?? mqttSource
+
+    return handlers
+      .handle("user", ({ request }) => Effect.flatMap(tokenOf(request, ["password", "username"]), mqtt.user))
+      .handle("acl", ({ payload, request }) =>
+        Effect.gen(function*() {
+          const header = yield* headerToken(request)
+          const token = Option.isSome(header) ? header : tokenFrom(payload.username)
+          return yield* mqtt.acl(token, payload, source(request))
+        }))
+      .handle("superuser", ({ request }) =>
+        Effect.flatMap(tokenOf(request, ["username", "password"]), (token) => mqtt.superuser(token, source(request))))
+  }))
+
+// ---------------------------------------------------------------------------------------------
+// Health, readiness, reload
+
+const isAdmin = (subject: { inGroup: (g: string) => boolean; hasScope: (s: string) => boolean }) =>
+  subject.inGroup("admins") || subject.hasScope("policy.admin")
+
+export const SystemLive = HttpApiBuilder.group(Api, "system", (handlers) =>
+  Effect.gen(function*() {
+    const decisions = yield* Decisions
+
+    const health = Effect.map(decisions.status, (status) => {
+      const state = !status.loaded ? "unhealthy" as const : status.last_load_error ? "degraded" as const : "healthy" as const
+      return {
+        status: state,
+        version: Config.Service.version,
+        policies_loaded: status.loaded,
+        details: {
+          policy_count: status.policy_count,
+          packages: status.packages,
+          ...(status.loaded_at === undefined ? {} : { loaded_at: status.loaded_at }),
+          ...(status.last_load_error === undefined ? {} : { last_load_error: status.last_load_error })
+        },
+        cache: status.cache
+      }
+    })
+
+    return handlers
+      .handle("health", () =>
+        Effect.map(health, ({ cache: _, ...body }) => body).pipe(
+          Effect.catchTag("PolicyUnavailable", (e) =>
+            Effect.succeed({
+              status: "unhealthy" as const,
+              version: Config.Service.version,
+              policies_loaded: false,
+              details: { policy_count: 0, packages: [], last_load_error: { message: e.message, problems: [], at: new Date().toISOString() } }
+            }))
+        ))
+      .handle("ready", () =>
+        Effect.gen(function*() {
+          const { cache, ...body } = yield* Effect.orElseFail(health, () =>
+            new Domain.NotReady({
+              status: "unhealthy",
+              version: Config.Service.version,
+              policies_loaded: false,
+              details: {
+                policy_count: 0,
+                packages: [],
+                cache: { hits: 0, misses: 0, size: 0, max_size: 0, ttl_seconds: 0, enabled: false }
+              }
+            }))
+          const ready = { ...body, details: { ...body.details, cache } }
+          return body.policies_loaded ? ready : yield* Effect.fail(new Domain.NotReady(ready))
+        }))
+      .handle("reload", () =>
+        Effect.gen(function*() {
+          const subject = yield* Authentication.CurrentSubject
+          if (!isAdmin(subject)) {
+            return yield* Effect.fail(
+              new DetailErrors.Forbidden({ detail: "Reloading policies needs the admins group or the policy.admin scope" })
+            )
+          }
+          const result = yield* decisions.reload.pipe(
+            Effect.catchTag("PolicyLoadError", (error) =>
+              Effect.flatMap(decisions.status, (status) =>
+                Effect.fail(
+                  new Domain.ReloadFailed({
+                    status: "error",
+                    detail: error.message,
+                    errors: error.problems,
+                    policy_count: status.policy_count
+                  })
+                ))),
+            Effect.catchTags({
+              PolicyUnavailable: (e) => Effect.fail(new DetailErrors.ServiceUnavailable({ detail: e.message })),
+              PolicyAccessDenied: (e) => Effect.fail(new DetailErrors.Forbidden({ detail: e.message }))
+            })
+          )
+          return { status: "success" as const, policy_count: result.policy_count, packages: result.packages }
+        }))
+  }))
+
+// ---------------------------------------------------------------------------------------------
+// The service
+
+/** Request bodies above `POLICY_MAX_BODY_BYTES` are refused (413) before they are parsed. */
+const BodyLimit = Layer.unwrapEffect(
+  Effect.map(Config.settings, ({ maxBodyBytes }) =>
+    HttpLayerRouter.middleware(
+      (app) => HttpIncomingMessage.withMaxBodySize(app, Option.some(maxBodyBytes)),
+      { global: true }
+    ))
+)
+
+export interface MakeOptions {
+  /** Default: `Engines.embedded` (the directory of `PLATFORM_POLICIES_POLICIES_DIR`). */
+  readonly engine?: Layer.Layer<PolicyEngine> | undefined
+  /** Default: `TokenVerifier.layer` (from `PLATFORM_OIDC_*`). */
+  readonly verifier?: Layer.Layer<TokenVerifier.TokenVerifier> | undefined
+}
+
+/** Everything the handlers need, around the given engine and verifier. */
+export const services = (options: MakeOptions = {}) => {
+  const verifier = Layer.unwrapEffect(
+    Effect.map(Config.settings, (s) => TokenCache.layer(s.tokenCache))
+  ).pipe(Layer.provide(options.verifier ?? TokenVerifier.layer))
+  const decisions = Decisions.Default.pipe(Layer.provide(Audit.Default), Layer.provide(options.engine ?? Engines.embedded))
+  return Layer.mergeAll(MqttAuth.Default.pipe(Layer.provideMerge(decisions)), PolicyAuthLive, PolicyAuthOptionalLive).pipe(
+    Layer.provideMerge(verifier)
+  )
+}
+
+const serveOptions = {
+  service: Config.Service,
+  port: Config.defaultPort,
+  errorStyle: "detail",
+  // The spec fixes both bodies; the contract declares them.
+  health: false,
+  readiness: false,
+  config: Config.all,
+  env: ["POLICY_SERVICE_URL"],
+  routes: Layer.merge(Rpc.layer, BodyLimit)
+} as const
+
+const handlers = Layer.mergeAll(DecisionsLive, MqttLive, SystemLive)
+
+/** The policy service on `HOST`:`PORT` (default 8009). */
+export const make = (options: MakeOptions = {}) =>
+  ServiceKit.serve(Api, serveOptions).pipe(Layer.provide(handlers), Layer.provide(services(options)))
+
+/** For tests: the service on a random port, with an `HttpClient` aimed at it. */
+export const makeTest = (options: MakeOptions = {}) =>
+  ServiceKit.serveTest(Api, serveOptions).pipe(Layer.provide(handlers), Layer.provide(services(options)))
+
+export const HttpLive = make()
