@@ -10,8 +10,12 @@
  *   unreadable body 400/413, anything else a 500 with a generic message and the request id; the
  *   cause is logged, never sent;
  * - rewrites JSON error bodies per the error style (`ErrorBodies`);
- * - writes one access log line per request (not for the quiet paths such as `/health`).
+ * - writes one access log line per request (not for the quiet paths such as `/health`);
+ * - bounds the size of request bodies read into memory (the Node server reads them unbounded
+ *   otherwise).
  */
+import type * as FileSystem from "@effect/platform/FileSystem"
+import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
@@ -31,6 +35,8 @@ import { CurrentRequest, fromHeader, requestIdHeader, type RequestInfo } from ".
 
 export interface Options {
   readonly errorStyle: ErrorBodies.ErrorStyle
+  /** Largest request body read into memory (JSON, text, form); larger ones get 413. */
+  readonly maxBodySize: FileSystem.Size
   readonly accessLog: boolean
   /** Exact paths with no access log line (probes). */
   readonly quietPaths: ReadonlySet<string>
@@ -42,10 +48,17 @@ const pathOf = (url: string): string => {
   return q === -1 ? url : url.slice(0, q)
 }
 
-const isBodyTooLarge = (error: HttpServerError.RequestError): boolean => {
-  const text = `${error.description ?? ""} ${String(error.cause ?? "")}`.toLowerCase()
-  return text.includes("too large") || text.includes("max") || text.includes("limit")
-}
+/** How `@effect/platform-node` reports a body over `MaxBodySize`. */
+const isBodyTooLarge = (error: HttpServerError.RequestError): boolean =>
+  error.cause instanceof Error && error.cause.message === "maxBytes exceeded"
+
+const tooLarge = (info: RequestInfo, options: Options) =>
+  ErrorBodies.response(options.errorStyle, {
+    status: 413,
+    tag: "PayloadTooLarge",
+    message: `The request body is larger than ${options.maxBodySize} bytes`,
+    requestId: info.requestId
+  })
 
 /**
  * Failures that reach the kit. The returned exit is a success for expected outcomes (404, bad
@@ -78,7 +91,7 @@ const fromCause = (
     if (defect.value instanceof HttpServerError.RequestError) {
       return Effect.succeed(
         isBodyTooLarge(defect.value)
-          ? body(413, "PayloadTooLarge", "The request body is too large")
+          ? tooLarge(info, options)
           : body(400, "BadRequest", "The request body could not be read as the declared content type")
       )
     }
@@ -149,7 +162,13 @@ export const make = (options: Options) =>
     }
     span?.attribute("http.request.id", info.requestId)
 
-    let handled: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R> = httpApp
+    // A declared length over the limit is refused before reading; a chunked body over it is cut
+    // off while reading (the platform then resets the connection).
+    const declaredLength = Number(request.headers["content-length"] ?? 0)
+    let handled: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R> =
+      declaredLength > Number(options.maxBodySize)
+        ? Effect.succeed(HttpServerResponse.setHeader(tooLarge(info, options), "connection", "close"))
+        : Effect.provideService(httpApp, HttpIncomingMessage.MaxBodySize, Option.some(options.maxBodySize))
     if (!options.tracing) {
       const external = HttpTraceContext.fromHeaders(request.headers)
       if (Option.isSome(external)) handled = Effect.withParentSpan(handled, external.value)

@@ -15,6 +15,7 @@
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as Headers from "@effect/platform/Headers"
 import type * as HttpApi from "@effect/platform/HttpApi"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
@@ -72,6 +73,8 @@ export interface ServeOptions<RReady = never, ERoutes = never, RRoutes = never> 
   readonly env?: ReadonlyArray<string> | undefined
   /** One log line per request (default true; never for `/health` and `/ready`). */
   readonly accessLog?: boolean | undefined
+  /** Largest request body read into memory (default 10 MiB); larger ones are refused with 413. */
+  readonly maxBodySize?: FileSystem.SizeInput | undefined
 }
 
 /** What the handlers of an `HttpApi` need: its group implementations and middleware. */
@@ -151,6 +154,7 @@ const make = <
       extraHeaders: options.corsHeaders
     }).pipe(Layer.provideMerge(ServerMiddleware.layer({
       errorStyle: options.errorStyle ?? "platform",
+      maxBodySize: FileSystem.Size(options.maxBodySize ?? 10 * 1024 * 1024),
       accessLog: options.accessLog ?? true,
       quietPaths: quiet,
       tracing

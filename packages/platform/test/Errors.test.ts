@@ -26,7 +26,10 @@ const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 describe("request ids and error bodies", () => {
   layer(
-    ServiceKit.serveTest(ExampleApi, { service, port: 0 }).pipe(Layer.provide(ItemsLive), Layer.provide(CaptureLogs)),
+    ServiceKit.serveTest(ExampleApi, { service, port: 0, maxBodySize: 1024 }).pipe(
+      Layer.provide(ItemsLive),
+      Layer.provide(CaptureLogs)
+    ),
     { excludeTestServices: true }
   )("platform style", (it) => {
     it.effect("generates a request id, echoes it and gives it to handlers", () =>
@@ -100,6 +103,22 @@ describe("request ids and error bodies", () => {
         )
         expect(answer.status).toBe(400)
         expect(body(answer)).toMatchObject({ _tag: "BadRequest", request_id: answer.headers["x-request-id"] })
+      }))
+
+    it.effect("a body over the size limit is a 413", () =>
+      Effect.gen(function*() {
+        const big = JSON.stringify({ name: "x".repeat(2048), quantity: 1 })
+        const answer = yield* send(HttpClientRequest.post("/items").pipe(HttpClientRequest.bodyText(big, "application/json")))
+        expect(answer.status).toBe(413)
+        expect(body(answer)).toMatchObject({
+          _tag: "PayloadTooLarge",
+          message: "The request body is larger than 1024 bytes",
+          request_id: answer.headers["x-request-id"]
+        })
+        // Just under the limit is fine.
+        const small = JSON.stringify({ name: "x".repeat(900), quantity: 1 })
+        expect((yield* send(HttpClientRequest.post("/items").pipe(HttpClientRequest.bodyText(small, "application/json")))).status)
+          .toBe(201)
       }))
 
     it.effect("a defect is a generic 500 with the request id; the cause is logged, never sent", () =>
