@@ -49,8 +49,13 @@ export interface AccessToken {
 export interface TokenProvider {
   /** A valid token, from the cache or freshly requested. */
   readonly token: Effect.Effect<Redacted.Redacted, TokenRequestError>
-  /** Drops the cached token (after the upstream rejected it). */
+  /** Drops the cached token. */
   readonly invalidate: Effect.Effect<void>
+  /**
+   * Drops the cached token if it is this one (an upstream refused it). Concurrent requests
+   * refused with the same token thus cause one refresh, not one each.
+   */
+  readonly reject: (token: string) => Effect.Effect<void>
 }
 
 const TokenResponse = Schema.Struct({
@@ -171,7 +176,11 @@ export const make = (config: AuthConfig.ClientCredentialsConfig): Effect.Effect<
       token,
       invalidate: Effect.sync(() => {
         cached = undefined
-      })
+      }),
+      reject: (rejected) =>
+        Effect.sync(() => {
+          if (cached !== undefined && Redacted.value(cached.token) === rejected) cached = undefined
+        })
     }
   })
 
@@ -192,8 +201,9 @@ export const withToken = (provider: TokenProvider) =>
   const authorized = HttpClient.mapRequestEffect(client, (request) =>
     Effect.map(provider.token, (token) => HttpClientRequest.bearerToken(request, Redacted.value(token))))
   return HttpClient.transform(authorized, (response, request) =>
-    Effect.flatMap(response, (res) =>
-      res.status !== 401
-        ? Effect.succeed(res)
-        : Effect.zipRight(provider.invalidate, authorized.execute(request))))
+    Effect.flatMap(response, (res) => {
+      if (res.status !== 401) return Effect.succeed(res)
+      const sent = res.request.headers["authorization"]?.replace(/^Bearer /, "") ?? ""
+      return Effect.zipRight(provider.reject(sent), authorized.execute(request))
+    }))
 }

@@ -157,6 +157,23 @@ describe("client credentials", () => {
       expect(idp.counters.token).toBe(2)
     })))
 
+  it.live("requests refused together with the same token cause one refresh", () =>
+    run(Effect.gen(function*() {
+      const idp = yield* TestIdp.make
+      const api = yield* upstream
+      const provider = yield* ClientCredentials.make(config(idp))
+      yield* provider.token
+      idp.tokenEndpoint.delayMs = 50
+      const client = (yield* HttpClient.HttpClient).pipe(ClientCredentials.withToken(provider))
+      const statuses = yield* Effect.all(
+        Array.from({ length: 10 }, () => Effect.map(client.get(`${api.url}/twins`), (r) => r.status)),
+        { concurrency: "unbounded" }
+      )
+      expect(statuses).toEqual(Array.from({ length: 10 }, () => 200))
+      expect(idp.counters.token).toBe(2)
+      expect(api.seen.filter((a) => a === "Bearer token-2")).toHaveLength(10)
+    })))
+
   it.effect("fromConfig reads PLATFORM_OIDC_* and lets a service choose the scope per upstream", () =>
     run(Effect.gen(function*() {
       const idp = yield* TestIdp.make
