@@ -25,8 +25,9 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Schedule from "effect/Schedule"
+import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { ConfigError } from "effect/ConfigError"
 import * as fs from "node:fs"
@@ -249,10 +250,8 @@ export const make = (config: EmbeddedOptions) =>
     yield* Effect.ignore(reload)
 
     if (config.watch) {
-      yield* watch(directory, config.watchDebounce).pipe(
-        Stream.runForEach(() => Effect.ignore(reload)),
-        Effect.forkScoped
-      )
+      const changes = yield* watch(directory, config.watchDebounce)
+      yield* changes.pipe(Stream.runForEach(() => Effect.ignore(reload)), Effect.forkScoped)
     }
 
     const service: PolicyEngineService = {
@@ -266,29 +265,48 @@ export const make = (config: EmbeddedOptions) =>
   })
 
 /**
- * Changes below `directory`, debounced: one element per quiet period after changes. Watch
- * errors (the directory disappeared, too many watchers) are logged and the watch restarts.
+ * Watches `directory` (recursively) from the moment this effect returns, and gives the changes
+ * debounced: one element per quiet period after changes. A watcher that fails (the directory
+ * was removed, too many watchers) is logged and opened again every 2 seconds.
  */
-export const watch = (directory: string, debounce: Duration.DurationInput): Stream.Stream<void> =>
-  Stream.async<void, Error>((emit) => {
-    let watcher: fs.FSWatcher
-    try {
-      watcher = fs.watch(directory, { recursive: true, persistent: false }, () => void emit.single(undefined))
-    } catch (cause) {
-      void emit.fail(cause instanceof Error ? cause : new Error(String(cause)))
-      return
+export const watch = (
+  directory: string,
+  debounce: Duration.DurationInput
+): Effect.Effect<Stream.Stream<void>, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const changes = yield* Queue.sliding<void>(1)
+    const failures = yield* Queue.unbounded<unknown>()
+    let watcher: fs.FSWatcher | undefined
+    const open = () => {
+      try {
+        const w = fs.watch(directory, { recursive: true, persistent: false }, () => void changes.unsafeOffer(undefined))
+        w.on("error", (cause) => {
+          w.close()
+          failures.unsafeOffer(cause)
+        })
+        watcher = w
+      } catch (cause) {
+        watcher = undefined
+        failures.unsafeOffer(cause)
+      }
     }
-    watcher.on("error", (cause) => void emit.fail(cause))
-    return Effect.sync(() => watcher.close())
-  }).pipe(
-    Stream.tapError((cause) =>
-      Effect.logWarning(`watching the policy directory ${directory} failed; retrying: ${cause.message}`)
-    ),
-    // Retrying forever, so the error channel is empty in practice.
-    Stream.retry(Schedule.spaced(Duration.seconds(2))),
-    Stream.catchAll(() => Stream.empty),
-    Stream.debounce(debounce)
-  )
+    open()
+    yield* Effect.addFinalizer(() => Effect.sync(() => watcher?.close()))
+    yield* Queue.take(failures).pipe(
+      Effect.flatMap((cause) =>
+        Effect.logWarning(`watching the policy directory ${directory} failed; retrying in 2 seconds: ${String(cause)}`)
+      ),
+      Effect.zipRight(Effect.sleep(Duration.seconds(2))),
+      Effect.zipRight(Effect.sync(() => {
+        // A change may have been missed while no watcher was open.
+        changes.unsafeOffer(undefined)
+        open()
+      })),
+      Effect.forever,
+      Effect.forkScoped
+    )
+    return Stream.fromQueue(changes).pipe(Stream.debounce(debounce))
+  })
 
 /** The embedded engine from `PolicyConfig.embedded` (env). Needs a `PolicyCompiler`. */
 export const layerWithCompiler: Layer.Layer<PolicyEngine, ConfigError, PolicyCompiler> = Layer.scoped(

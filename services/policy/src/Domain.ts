@@ -4,10 +4,11 @@
  */
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Decision } from "@rec/policy"
+import { Contract, HttpErrors } from "@rec/platform"
 import * as Schema from "effect/Schema"
 
 const Id = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(512))
-const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+const JsonObject = Schema.Record({ key: Schema.String, value: HttpErrors.AnyJson })
 const emptyObject = () => ({})
 
 // ---------------------------------------------------------------------------------------------
@@ -44,7 +45,7 @@ export const isResourceType = (type: string): type is ResourceType => Object.pro
 
 export const rowFilterPackage = "rec.dataset.row_filter"
 
-export const AuthorizeRequest = Schema.Struct({
+export const AuthorizeRequest = Contract.allErrors(Schema.Struct({
   resource: Schema.Struct({
     // A plain string, not an enum: an unknown type must reach the handler, which answers
     // 400 "Unknown resource type" (the original's enum turned it into a validation error).
@@ -66,43 +67,43 @@ export const AuthorizeRequest = Schema.Struct({
   context: Schema.optionalWith(JsonObject, { default: emptyObject }).annotations({
     description: "Free-form request context, passed to policies as `input.environment`."
   })
-}).annotations({ identifier: "AuthorizeRequest" })
+}).annotations({ identifier: "AuthorizeRequest" }))
 
 export const AccessLevel = Schema.Literal("open", "internal", "restricted")
 
-export const DatasetAccessRequest = Schema.Struct({
+export const DatasetAccessRequest = Contract.allErrors(Schema.Struct({
   dataset_id: Id,
   access_level: AccessLevel,
   action: Schema.optionalWith(Schema.Literal("read", "write", "admin"), { default: () => "read" as const })
-}).annotations({ identifier: "DatasetAccessRequest" })
+}).annotations({ identifier: "DatasetAccessRequest" }))
 
-export const DatasetFiltersRequest = Schema.Struct({
+export const DatasetFiltersRequest = Contract.allErrors(Schema.Struct({
   dataset_id: Id,
   access_level: AccessLevel
-}).annotations({ identifier: "DatasetFiltersRequest" })
+}).annotations({ identifier: "DatasetFiltersRequest" }))
 
 export const PipelineState = Schema.Literal("pending", "started", "running", "completed", "failed", "cancelled")
 
-export const PipelineTransitionRequest = Schema.Struct({
+export const PipelineTransitionRequest = Contract.allErrors(Schema.Struct({
   pipeline_id: Id,
   from_state: PipelineState,
   to_state: PipelineState
-}).annotations({ identifier: "PipelineTransitionRequest" })
+}).annotations({ identifier: "PipelineTransitionRequest" }))
 
-export const DtAccessRequest = Schema.Struct({
+export const DtAccessRequest = Contract.allErrors(Schema.Struct({
   dt_id: Id,
   action: Schema.optionalWith(Schema.Literal("read", "write", "simulate", "admin"), { default: () => "read" as const })
-}).annotations({ identifier: "DtAccessRequest" })
+}).annotations({ identifier: "DtAccessRequest" }))
 
-export const DtEventRequest = Schema.Struct({
+export const DtEventRequest = Contract.allErrors(Schema.Struct({
   dt_id: Id,
   event_type: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(256)),
   simulation_state: Schema.optionalWith(Schema.NullOr(Schema.String.pipe(Schema.maxLength(256))), {
     default: () => null
   })
-}).annotations({ identifier: "DtEventRequest" })
+}).annotations({ identifier: "DtEventRequest" }))
 
-export const UserdataAccessRequest = Schema.Struct({
+export const UserdataAccessRequest = Contract.allErrors(Schema.Struct({
   resource_type: Schema.Literal("dashboard", "profile", "settings"),
   resource_id: Id,
   owner_id: Id,
@@ -116,7 +117,7 @@ export const UserdataAccessRequest = Schema.Struct({
   visibility: Schema.optional(Schema.Literal("private", "shared", "public")).annotations({
     description: "`public` dashboards are readable by every user."
   })
-}).annotations({ identifier: "UserdataAccessRequest" })
+}).annotations({ identifier: "UserdataAccessRequest" }))
 
 /** Optional headers of every decision endpoint (spec section 5). */
 export const DecisionHeaders = Schema.Struct({
@@ -153,14 +154,14 @@ export const AccMask = Schema.Union(Schema.Number, Schema.NumberFromString).pipe
   Schema.annotations({ description: "1 read, 2 write (publish), 4 subscribe; combinations 3, 5, 6, 7." })
 )
 
-export const MqttAclRequest = Schema.Struct({
+export const MqttAclRequest = Contract.allErrors(Schema.Struct({
   username: Schema.optional(Schema.String).annotations({
     description: "A JWT (used when no Authorization header is sent) or the MQTT user name (ignored)."
   }),
   topic: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(65535)),
   clientid: Schema.optionalWith(Schema.String, { default: () => "" }),
   acc: AccMask
-}).annotations({ identifier: "MqttAclRequest" })
+}).annotations({ identifier: "MqttAclRequest" }))
 
 /** The actions an `acc` mask asks for, in the order they are checked. */
 export const accActions = (acc: number): ReadonlyArray<"subscribe" | "publish" | "read"> => {

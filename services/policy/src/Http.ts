@@ -4,8 +4,6 @@
  * `PolicyEngine` or token verifier (tests, the all-in-one launcher).
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
-import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as UrlParams from "@effect/platform/UrlParams"
 import { Authentication, type AuthFailure, TokenVerifier } from "@rec/auth"
@@ -255,15 +253,6 @@ export const SystemLive = HttpApiBuilder.group(Api, "system", (handlers) =>
 // ---------------------------------------------------------------------------------------------
 // The service
 
-/** Request bodies above `POLICY_MAX_BODY_BYTES` are refused (413) before they are parsed. */
-const BodyLimit = Layer.unwrapEffect(
-  Effect.map(Config.settings, ({ maxBodyBytes }) =>
-    HttpLayerRouter.middleware(
-      (app) => HttpIncomingMessage.withMaxBodySize(app, Option.some(maxBodyBytes)),
-      { global: true }
-    ))
-)
-
 export interface MakeOptions {
   /** Default: `Engines.embedded` (the directory of `PLATFORM_POLICIES_POLICIES_DIR`). */
   readonly engine?: Layer.Layer<PolicyEngine> | undefined
@@ -282,7 +271,7 @@ export const services = (options: MakeOptions = {}) => {
   )
 }
 
-const serveOptions = {
+const serveOptions = (maxBodySize: number) => ({
   service: Config.Service,
   port: Config.defaultPort,
   errorStyle: "detail",
@@ -291,17 +280,24 @@ const serveOptions = {
   readiness: false,
   config: Config.all,
   env: ["POLICY_SERVICE_URL"],
-  routes: Layer.merge(Rpc.layer, BodyLimit)
-} as const
+  routes: Rpc.layer,
+  maxBodySize
+} as const)
 
 const handlers = Layer.mergeAll(DecisionsLive, MqttLive, SystemLive)
 
 /** The policy service on `HOST`:`PORT` (default 8009). */
 export const make = (options: MakeOptions = {}) =>
-  ServiceKit.serve(Api, serveOptions).pipe(Layer.provide(handlers), Layer.provide(services(options)))
+  Layer.unwrapEffect(Effect.map(Config.settings, (s) => ServiceKit.serve(Api, serveOptions(s.maxBodyBytes)))).pipe(
+    Layer.provide(handlers),
+    Layer.provide(services(options))
+  )
 
 /** For tests: the service on a random port, with an `HttpClient` aimed at it. */
 export const makeTest = (options: MakeOptions = {}) =>
-  ServiceKit.serveTest(Api, serveOptions).pipe(Layer.provide(handlers), Layer.provide(services(options)))
+  Layer.unwrapEffect(Effect.map(Config.settings, (s) => ServiceKit.serveTest(Api, serveOptions(s.maxBodyBytes)))).pipe(
+    Layer.provide(handlers),
+    Layer.provide(services(options))
+  )
 
 export const HttpLive = make()
