@@ -1,6 +1,5 @@
 // Values as plain JSON data, and JSON text with exact big integers.
 
-import { formatValue } from "./format.js"
 import { type Value, compareStrings, formatNumber, ObjectMap, RegoSet } from "./value.js"
 
 /** A JSON value, except that integers beyond 2^53 stay bigints. */
@@ -13,7 +12,7 @@ const defineKey = (o: Record<string, unknown>, k: string, v: unknown): void => {
 
 /**
  * A value as plain JSON-compatible data: sets become sorted arrays, object keys that are not
- * strings are written as their Rego text (as OPA does). Shares structure with the input where
+ * strings are written as their JSON text (as OPA does). Shares structure with the input where
  * nothing needs converting.
  */
 export const toJSON = (v: Value): Json => {
@@ -30,7 +29,7 @@ export const toJSON = (v: Value): Json => {
   if (v instanceof RegoSet) return v.sorted().map(toJSON)
   if (v instanceof ObjectMap) {
     const o: Record<string, Json> = {}
-    for (const [k, x] of v.sorted()) defineKey(o, typeof k === "string" ? k : formatValue(k), toJSON(x))
+    for (const [k, x] of v.sorted()) defineKey(o, typeof k === "string" ? k : stringifyJSON(toJSON(k)), toJSON(x))
     return o
   }
   let out: Record<string, Json> | undefined

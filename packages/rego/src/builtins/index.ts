@@ -2,13 +2,33 @@
 // `BuiltinDef[]` and list it here.
 
 import { aggregates } from "./aggregates.js"
+import { arrays } from "./arrays.js"
 import { comparison } from "./comparison.js"
+import { encoding } from "./encoding.js"
+import { globs } from "./glob.js"
 import { numbers } from "./numbers.js"
+import { objects } from "./objects.js"
 import { print } from "./print.js"
+import { regex } from "./regex.js"
 import { BuiltinRegistry, type BuiltinDef } from "./registry.js"
 import { sets } from "./sets.js"
+import { stringBuiltins } from "./strings.js"
+import { types } from "./types.js"
 
-export const families: ReadonlyArray<readonly BuiltinDef[]> = [comparison, numbers, sets, aggregates, print]
+export const families: ReadonlyArray<readonly BuiltinDef[]> = [
+  comparison,
+  numbers,
+  sets,
+  aggregates,
+  arrays,
+  objects,
+  stringBuiltins,
+  regex,
+  globs,
+  types,
+  encoding,
+  print
+]
 
 /** A registry with every builtin this engine provides. */
 export const defaultBuiltins = (): BuiltinRegistry => new BuiltinRegistry(families)

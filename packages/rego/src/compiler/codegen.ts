@@ -9,7 +9,7 @@ import { BuiltinError, type BuiltinDef } from "../builtins/registry.js"
 import { RegoEvalError } from "../errors.js"
 import { type Cont, Ctx, type Fn, type Frame, type Gen, type Mock, type Overlay, type VCont } from "../eval/context.js"
 import { type CRule, type Group, LeafSink, Runtime, SetSink, type TreeStep, ValueSink } from "../eval/documents.js"
-import { getKey, iterate, keysOf } from "../eval/navigate.js"
+import { getDataKey, getKey, iterate, keysOf } from "../eval/navigate.js"
 import { formatPlain } from "../format.js"
 import {
   type Value,
@@ -94,28 +94,15 @@ export class CodeGen {
 
   invokeMock(c: Ctx, m: Mock, args: Value[], loc: Loc): Value | undefined {
     if ("value" in m) return m.value
-    // The replacement runs without the mock itself (so `with f as g` where g calls f works).
-    return this.invoke(c, m.fn, args, loc, true)
+    // A replacement function runs without any function mocks: `with f as g` where g calls f
+    // calls the original f, and a mock never calls another mock (as in OPA).
+    const plain = new Ctx(c.input, c.data, c.overlay, undefined, c, c.root)
+    return this.invoke(plain, m.fn, args, loc)
   }
 
-  invoke(c: Ctx, callee: Callee, args: Value[], loc: Loc, skipMock = false): Value | undefined {
-    if (callee.kind === "builtin") {
-      if (skipMock && c.mocks !== undefined && c.mocks.has(callee.def.name)) {
-        const root = c.root
-        root.location = loc
-        try {
-          return callee.def.fn(args, root)
-        } catch (e) {
-          if (e instanceof BuiltinError) {
-            if (root.strict || e.halt) throw new RegoEvalError(e.code, `${callee.def.name}: ${e.message}`, loc)
-            return undefined
-          }
-          throw e
-        }
-      }
-      return this.invokeBuiltin(c, callee.def, args, loc)
-    }
-    if (!skipMock && c.mocks !== undefined) {
+  invoke(c: Ctx, callee: Callee, args: Value[], loc: Loc): Value | undefined {
+    if (callee.kind === "builtin") return this.invokeBuiltin(c, callee.def, args, loc)
+    if (c.mocks !== undefined) {
       const m = c.mocks.get(callee.name)
       if (m !== undefined) return this.invokeMock(c, m, args, loc)
     }
@@ -188,14 +175,23 @@ export class CodeGen {
       }
       return { fn, gen: fnGen(fn) }
     }
-    const gens = parts.map((p) => p.gen)
+    // Generators first: they may bind variables the single-valued parts read.
+    const order = [...parts.keys()].sort((a, b) => Number(parts[a].fn !== undefined) - Number(parts[b].fn !== undefined))
     const gen: Gen = (c, f, k) => {
-      const vs: Value[] = new Array(gens.length)
-      const step = (c: Ctx, f: Frame, i: number): boolean => {
-        if (i === gens.length) return k(c, f, build(vs.slice()))
-        return gens[i](c, f, (c, f, v) => {
+      const vs: Value[] = new Array(parts.length)
+      const step = (c: Ctx, f: Frame, j: number): boolean => {
+        if (j === order.length) return k(c, f, build(vs.slice()))
+        const i = order[j]
+        const p = parts[i]
+        if (p.fn !== undefined) {
+          const v = p.fn(c, f)
+          if (v === undefined) return false
           vs[i] = v
-          return step(c, f, i + 1)
+          return step(c, f, j + 1)
+        }
+        return p.gen(c, f, (c, f, v) => {
+          vs[i] = v
+          return step(c, f, j + 1)
         })
       }
       return step(c, f, 0)
@@ -287,20 +283,22 @@ export class CodeGen {
 
   /** Evaluates argument terms (enumerating generators) and calls body with their values. */
   private withArgs(acs: TermC[], body: (c: Ctx, f: Frame, vs: Value[], k: VCont) => boolean): Gen {
+    const order = [...acs.keys()].sort((a, b) => Number(acs[a].fn !== undefined) - Number(acs[b].fn !== undefined))
     return (c, f, k) => {
       const vs: Value[] = new Array(acs.length)
-      const step = (c: Ctx, f: Frame, i: number): boolean => {
-        if (i === acs.length) return body(c, f, vs.slice(), k)
+      const step = (c: Ctx, f: Frame, j: number): boolean => {
+        if (j === acs.length) return body(c, f, vs.slice(), k)
+        const i = order[j]
         const a = acs[i]
         if (a.fn !== undefined) {
           const v = a.fn(c, f)
           if (v === undefined) return false
           vs[i] = v
-          return step(c, f, i + 1)
+          return step(c, f, j + 1)
         }
         return a.gen(c, f, (c, f, v) => {
           vs[i] = v
-          return step(c, f, i + 1)
+          return step(c, f, j + 1)
         })
       }
       return step(c, f, 0)
@@ -415,7 +413,8 @@ export class CodeGen {
   private navigator(
     path: readonly LTerm[],
     b: Bound,
-    u: Unit
+    u: Unit,
+    get: (v: Value | undefined, k: Value) => Value | undefined = getKey
   ): {
     fn: ((c: Ctx, f: Frame, v: Value) => Value | undefined) | undefined
     gen: (c: Ctx, f: Frame, v: Value, i: number, k: VCont) => boolean
@@ -440,7 +439,7 @@ export class CodeGen {
             else if (s.k === 1) key = f[s.slot] as Value | undefined
             else key = (s as { fn: Fn }).fn(c, f)
             if (key === undefined) return undefined
-            x = getKey(x, key)
+            x = get(x, key)
             if (x === undefined) return undefined
           }
           return x
@@ -452,12 +451,12 @@ export class CodeGen {
         const s = steps[i]
         switch (s.k) {
           case 0:
-            x = getKey(x, s.key)
+            x = get(x, s.key)
             break
           case 1: {
             const cur = f[s.slot] as Value | undefined
             if (cur !== undefined) {
-              x = getKey(x, cur)
+              x = get(x, cur)
               break
             }
             const slot = s.slot
@@ -472,14 +471,14 @@ export class CodeGen {
           case 2: {
             const key = s.fn(c, f)
             if (key === undefined) return false
-            x = getKey(x, key)
+            x = get(x, key)
             break
           }
           case 3: {
             const base = x
             const next = i + 1
             return s.gen(c, f, (c2, f2, key) => {
-              const val = getKey(base, key)
+              const val = get(base, key)
               return val === undefined ? false : gen(c2, f2, val, next, k)
             })
           }
@@ -511,8 +510,8 @@ export class CodeGen {
       i++
     }
     const rest = path.slice(i)
-    const nav = this.navigator(rest, b, u)
-    const fullNav = this.navigator(path, b, u)
+    const nav = this.navigator(rest, b, u, getDataKey)
+    const fullNav = this.navigator(path, b, u, getDataKey)
     const steps = this.treeSteps(path, b, u)
     const root = rt.root
     // The generic walk handles overlays and dynamic keys below internal nodes.
@@ -581,7 +580,7 @@ export class CodeGen {
     }
     // A dynamic key below an internal node: walk the tree from there.
     const subSteps = steps.slice(i)
-    const subNav = this.navigator(rest, b, u)
+    const subNav = this.navigator(rest, b, u, getDataKey)
     const gen: Gen = (c, f, k) => {
       if (c.overlay !== undefined) return slow(c, f, k)
       return rt.walk(c, f, fixedNode, baseAt(c.data, fixedNode.path), undefined, subSteps, 0, k, (c2, f2, v, j, k2) => subNav.gen(c2, f2, v, j, k2))
@@ -815,6 +814,7 @@ export class CodeGen {
     const [body] = this.bodyWithBound(x.body, inner, u, STOP)
     return (c, f) =>
       domain.gen(c, f, (c2, f2, d) => {
+        if (typeof d !== "object" || d === null) return false
         let ok = true
         iterate(d, (k, v) => {
           if (keySlot !== undefined) f2[keySlot] = k
@@ -887,7 +887,8 @@ export class CodeGen {
     const consts: Array<Value | undefined> = []
     for (const { info, rule } of lrules) {
       if (rule.isDefault) {
-        g.defaultValue = rule.value !== undefined && rule.value.t === "const" ? rule.value.v : undefined
+        if (rule.value !== undefined && rule.value.t === "const") g.defaultValue = rule.value.v
+        else g.defaultRule = this.compileRule(node, info, rule)
         continue
       }
       const cr = this.compileRule(node, info, rule)
@@ -1140,7 +1141,7 @@ const firstOf = (gen: Gen, c: Ctx, f: Frame): Value | undefined => {
 export const baseAt = (data: Value, path: readonly Value[]): Value | undefined => {
   let v: Value | undefined = data
   for (const k of path) {
-    v = getKey(v, k)
+    v = getDataKey(v, k)
     if (v === undefined) return undefined
   }
   return v

@@ -113,17 +113,21 @@ export const compileModules = (modules: readonly Module[], o: CompileOptions): C
   const globals = new Map<Module, Map<string, Global>>()
   for (const m of sorted) globals.set(m, globalsOf(m, exports))
 
+  // Name resolution errors (undefined functions, redeclarations...) are reported on their own,
+  // as OPA's earlier stages do; safety errors only when resolution succeeded.
+  const safetyErrors: RegoError[] = []
   const resolved = new Map<RuleNode, Array<{ info: RuleInfo; rule: LRule }>>()
   for (const node of tree.nodes) {
     if (node.rules.length === 0) continue
     const list: Array<{ info: RuleInfo; rule: LRule }> = []
     for (const info of node.rules) {
-      const lrule = resolveRule(info, info.rule, globals.get(info.module) as Map<string, Global>, tree.root, o.builtins, errors)
+      const lrule = resolveRule(info, info.rule, globals.get(info.module) as Map<string, Global>, tree.root, o.builtins, errors, safetyErrors)
       info.lrule = lrule
       list.push({ info, rule: lrule })
     }
     resolved.set(node, list)
   }
+  if (errors.length === 0) errors.push(...safetyErrors)
   if (errors.length === 0) checkRecursion(tree.nodes, errors)
   if (errors.length > 0) throw new RegoCompileError(sortErrors(errors))
 
@@ -143,7 +147,8 @@ const resolveRule = (
   globals: Map<string, Global>,
   root: RuleNode,
   builtins: BuiltinRegistry,
-  errors: RegoError[]
+  errors: RegoError[],
+  safetyErrors: RegoError[]
 ): LRule => {
   const r = new Resolver({ builtins, root, globals, errors })
   const res = r.rule(rule, info.suffix)
@@ -152,13 +157,13 @@ const resolveRule = (
   for (const a of res.args ?? []) termVars(a, argVars)
   const unsafe = new Map<LExpr, Set<number>>()
   const body = reorderBody(argVars, res.body, unsafe)
-  errors.push(...unsafeErrors(unsafe, names))
+  safetyErrors.push(...unsafeErrors(unsafe, names))
   const bodyVars = new Set(argVars)
   for (const e of body) exprVars(e, bodyVars)
   const headTerms: LTerm[] = [...res.suffix]
   if (res.key !== undefined) headTerms.push(res.key)
   if (res.value !== undefined) headTerms.push(res.value)
-  if (unsafe.size === 0) errors.push(...headUnsafe(headTerms, bodyVars, names, rule.loc))
+  if (unsafe.size === 0) safetyErrors.push(...headUnsafe(headTerms, bodyVars, names, rule.loc))
   // Closures in the head (e.g. `p := [x | ...]`) may use any variable of the body.
   const headUnsafeMap = new Map<LExpr, Set<number>>()
   for (const t of headTerms) {
@@ -166,7 +171,7 @@ const resolveRule = (
       if (x.t === "comp") x.body = reorderBody(bodyVars, x.body, headUnsafeMap)
     })
   }
-  errors.push(...unsafeErrors(headUnsafeMap, names))
+  safetyErrors.push(...unsafeErrors(headUnsafeMap, names))
   return {
     nslots: r.nslots,
     args: res.args,
@@ -176,7 +181,7 @@ const resolveRule = (
     body,
     isDefault: rule.default,
     loc: rule.loc,
-    else: rule.else !== undefined ? resolveRule(info, rule.else, globals, root, builtins, errors) : undefined,
+    else: rule.else !== undefined ? resolveRule(info, rule.else, globals, root, builtins, errors, safetyErrors) : undefined,
     names
   }
 }
@@ -194,23 +199,20 @@ const dependencies = (rule: LRule, root: RuleNode): Set<RuleNode> => {
   const visitTerm = (t: LTerm): void => {
     if (t.t === "ref" && t.head.t === "data") {
       heads.add(t.head)
-      let n: RuleNode | undefined = root
-      let i = 0
-      for (; i < t.path.length; i++) {
-        const p = t.path[i]
-        if (n.rules.length > 0) break
-        if (p.t !== "const") break
-        const c: RuleNode | undefined = n.child(p.v)
-        if (c === undefined) {
-          n = undefined
-          break
+      // OPA's GetRulesDynamic: constant segments select a child, others every child.
+      const walk = (n: RuleNode, i: number): void => {
+        if (i >= t.path.length) {
+          addSubtree(n)
+          return
         }
-        n = c
+        const p = t.path[i]
+        const next = p.t === "const" ? [n.child(p.v)].filter((x): x is RuleNode => x !== undefined) : [...n.children.values()]
+        for (const c of next) {
+          if (c.rules.length > 0) out.add(c)
+          walk(c, i + 1)
+        }
       }
-      if (n !== undefined) {
-        if (n.rules.length > 0) out.add(n)
-        else addSubtree(n)
-      }
+      walk(root, 0)
     } else if (t.t === "data" && !heads.has(t)) addSubtree(root)
     else if (t.t === "call" && t.fn.kind === "func") out.add(t.fn.node)
   }

@@ -141,8 +141,7 @@ export const walkExprTerms = (e: LExpr, f: (t: LTerm) => void, intoClosures = fa
       if (b.out !== undefined) walkTerm(b.out, f, intoClosures)
       break
     case "every":
-      if (b.key !== undefined) walkTerm(b.key, f, intoClosures)
-      walkTerm(b.value, f, intoClosures)
+      // The key and value variables are local to the every body: not terms of the expression.
       walkTerm(b.domain, f, intoClosures)
       if (intoClosures) for (const x of b.body) walkExprTerms(x, f, true)
       break

@@ -40,6 +40,7 @@ export class Resolver {
   private names: string[] = ["$sink"]
   private readonly unifSlots = new Map<string, number>()
   private scopes: Scope[] = []
+  private readonly pendingArgs: Array<{ slot: number; term: Term }> = []
   private ignore: Array<Set<string>> = []
 
   constructor(private readonly o: ResolverOptions) {}
@@ -159,12 +160,26 @@ export class Resolver {
       args = head.args.map((a) => this.argPattern(a))
     }
     const body = this.body(rule.body)
-    const sfx = suffix.map((t) => this.term(t))
-    const key = head.key !== undefined ? this.term(head.key) : undefined
-    const value = head.value !== undefined ? this.term(head.value) : undefined
+    for (const { slot, term } of this.pendingArgs.splice(0)) {
+      body.push({ e: { k: "unify", a: { t: "var", slot, name: "__local_arg" }, b: this.term(term) }, negated: false, with: [], loc: term.loc })
+    }
+    // Head terms that need evaluation (refs, calls, comprehensions) are computed in the body, as
+    // OPA's rewriteRefsInHead does, so that their variables may be bound there.
+    const sfx = suffix.map((t) => this.headTerm(t, body))
+    const key = head.key !== undefined ? this.headTerm(head.key, body) : undefined
+    const value = head.value !== undefined ? this.headTerm(head.value, body) : undefined
     // Unused `some` declarations are reported when the scope closes, after the head used them.
     this.popScope()
     return { args, suffix: sfx, key, value, body }
+  }
+
+  private headTerm(t: Term, body: LExpr[]): LTerm {
+    const lt = this.term(t)
+    if (!requiresEval(lt)) return lt
+    const slot = this.fresh("__local_head")
+    const v: LTerm = { t: "var", slot, name: "__local_head" }
+    body.push({ e: { k: "unify", a: v, b: lt }, negated: false, with: [], loc: t.loc })
+    return v
   }
 
   /** Resolves a query; returns the body and the user-visible variables it binds. */
@@ -196,6 +211,16 @@ export class Resolver {
       case "call":
         this.err("rego_compile_error", "rule arguments cannot contain calls", t.loc)
         return { t: "const", v: null }
+      case "ref":
+      case "template":
+      case "arraycomp":
+      case "setcomp":
+      case "objectcomp": {
+        // Evaluated in the body once its variables are bound (OPA's rewriteRefsInHead).
+        const slot = this.fresh("__local_arg")
+        this.pendingArgs.push({ slot, term: t })
+        return { t: "var", slot, name: "__local_arg" }
+      }
       default:
         return this.term(t)
     }
@@ -646,6 +671,26 @@ const isOperator = (name: string): boolean =>
   ["equal", "neq", "lt", "gt", "lte", "gte", "plus", "minus", "mul", "div", "rem", "and", "or", "internal.member_2", "internal.member_3"].includes(name)
 
 export const calleeArity = (c: Callee): number => (c.kind === "builtin" ? c.def.arity : c.node.rules[0].arity)
+
+/** Whether a term needs evaluation beyond building a value from variables and constants. */
+const requiresEval = (t: LTerm): boolean => {
+  switch (t.t) {
+    case "ref":
+    case "call":
+    case "comp":
+    case "template":
+    case "input":
+    case "data":
+      return true
+    case "array":
+    case "set":
+      return t.items.some(requiresEval)
+    case "object":
+      return t.entries.some(([k, v]) => requiresEval(k) || requiresEval(v))
+    default:
+      return false
+  }
+}
 
 const globalTerm = (g: Global, loc: Loc): LTerm => {
   const head: LTerm = g.root === "input" ? { t: "input" } : { t: "data" }

@@ -5,6 +5,7 @@
 
 import type { Loc } from "../ast.js"
 import { RegoError } from "../errors.js"
+import { equals } from "../value.js"
 import type { LExpr, LTerm } from "./ir.js"
 import { exprVars, termVars, walkExprTerms, walkTerm } from "./ir.js"
 
@@ -113,6 +114,9 @@ const patternVarsAll = (t: LTerm, out: VarSet): void => {
   }
 }
 
+const sameKeyTerm = (a: LTerm, b: LTerm): boolean =>
+  (a.t === "const" && b.t === "const" && equals(a.v, b.v)) || (a.t === "var" && b.t === "var" && a.slot === b.slot)
+
 /** OPA's unifier: vars that become bound by unifying a and b. */
 const unify = (safe: VarSet, a: LTerm, b: LTerm): VarSet => {
   const unified: VarSet = new Set()
@@ -213,7 +217,7 @@ const unify = (safe: VarSet, a: LTerm, b: LTerm): VarSet => {
       } else if (y.t === "object") {
         if (x.entries.length === y.entries.length) {
           for (const [k, v] of x.entries) {
-            const m = y.entries.find(([k2]) => k2.t === "const" && k.t === "const" && JSON.stringify(String(k2.v)) === JSON.stringify(String(k.v)))
+            const m = y.entries.find(([k2]) => sameKeyTerm(k, k2))
             if (m !== undefined) go(v, m[1])
           }
         }

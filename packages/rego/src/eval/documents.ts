@@ -6,7 +6,7 @@ import type { RuleNode } from "../compiler/tree.js"
 import { type Location, RegoEvalError } from "../errors.js"
 import { type Value, equals, hashKey, ObjectBuilder, RegoSet, compare, objectEach, isObject } from "../value.js"
 import { type Cached, type Cont, Ctx, type Frame, type Overlay, UNDEF, type VCont } from "./context.js"
-import { getKey, iterate } from "./navigate.js"
+import { getDataKey, getKey, iterate } from "./navigate.js"
 
 /** One compiled rule definition (one branch of an else chain). */
 export interface CRule {
@@ -27,6 +27,8 @@ export interface RuleIndex {
 export class Group {
   rules: CRule[] = []
   defaultValue: Value | undefined = undefined
+  /** A default whose value needs evaluation (e.g. a comprehension). */
+  defaultRule: CRule | undefined = undefined
   /** Every rule yields the same constant: stop at the first success. */
   allConst = false
   index: RuleIndex | undefined = undefined
@@ -202,7 +204,11 @@ export class Runtime {
       this.runChain(c, rules[i], sink)
       if (g.allConst && sink.value !== undefined) break
     }
-    const v = sink.value ?? g.defaultValue
+    let v = sink.value !== undefined ? sink.value : g.defaultValue
+    if (v === undefined && g.defaultRule !== undefined) {
+      this.runChain(c, g.defaultRule, sink)
+      v = sink.value
+    }
     cache[g.id] = v === undefined ? UNDEF : v
     return v
   }
@@ -241,7 +247,11 @@ export class Runtime {
       this.runChain(c, g.rules[i], sink)
       if (g.allConst && sink.value !== undefined) break
     }
-    const v = sink.value ?? g.defaultValue
+    let v = sink.value !== undefined ? sink.value : g.defaultValue
+    if (v === undefined && g.defaultRule !== undefined) {
+      this.runChain(c, g.defaultRule, sink)
+      v = sink.value
+    }
     if (memo !== undefined) memo.set(key, v === undefined ? UNDEF : v)
     return v
   }
@@ -312,12 +322,18 @@ export class Runtime {
   /** The full document below an internal node: its children's documents over base data. */
   extent(c: Ctx, node: RuleNode, base: Value | undefined, ov: Overlay | undefined): Value {
     const b = new ObjectBuilder()
-    if (base !== undefined && isObject(base)) objectEach(base, (k, v) => (b.set(k, v), false))
     for (const child of node.children.values()) {
       const cov = ov?.children?.get(typeof child.key === "string" ? child.key : hashKey(child.key))?.node
       const v = this.docAt(c, child, base === undefined ? undefined : getKey(base, child.key), cov)
       if (v !== undefined) b.set(child.key, v)
     }
+    // Base documents take precedence over virtual ones at the same path; objects merge.
+    if (base !== undefined && isObject(base))
+      objectEach(base, (k, v) => {
+        const virt = b.get(k)
+        b.set(k, virt !== undefined ? mergeDocs(virt, v) : v)
+        return false
+      })
     if (ov?.children !== undefined) {
       for (const { key, node: o } of ov.children.values()) {
         if (node.child(key) !== undefined) continue
@@ -352,7 +368,7 @@ export class Runtime {
     if (i === steps.length) return k(c, f, this.extent(c, node, base, ov))
     const visit = (c: Ctx, f: Frame, key: Value): boolean => {
       const child = node.child(key)
-      const cb = base === undefined ? undefined : getKey(base, key)
+      const cb = base === undefined ? undefined : getDataKey(base, key)
       const co = ov?.children?.get(typeof key === "string" ? key : hashKey(key))?.node
       if (child !== undefined) return this.walk(c, f, child, cb, co, steps, i + 1, k, nav)
       if (co !== undefined) {
@@ -387,6 +403,19 @@ export class Runtime {
 export type TreeStep = (c: Ctx, f: Frame, visit: VCont, keys: () => Value[]) => boolean
 /** Continues a ref on a plain value from step i. */
 export type Navigator = (c: Ctx, f: Frame, v: Value, i: number, k: VCont) => boolean
+
+/** Merges a virtual document with the base document at the same path (base wins on leaves). */
+const mergeDocs = (virt: Value, base: Value): Value => {
+  if (!isObject(virt) || !isObject(base)) return base
+  const b = new ObjectBuilder()
+  objectEach(virt, (k, v) => (b.set(k, v), false))
+  objectEach(base, (k, v) => {
+    const x = b.get(k)
+    b.set(k, x !== undefined ? mergeDocs(x, v) : v)
+    return false
+  })
+  return b.build()
+}
 
 /** Base data with `with` replacements applied below it. */
 export const patch = (base: Value | undefined, ov: Overlay): Value | undefined => {

@@ -13,6 +13,17 @@ export const getKey = (v: Value | undefined, k: Value): Value | undefined => {
   return objectGet(v, k)
 }
 
+/**
+ * `v[k]` inside the data document: like OPA's storage paths, a number key also finds the
+ * object key spelled as that number (`data[2]` reads `{"2": ...}`).
+ */
+export const getDataKey = (v: Value | undefined, k: Value): Value | undefined => {
+  const x = getKey(v, k)
+  if (x !== undefined || (typeof k !== "number" && typeof k !== "bigint")) return x
+  if (typeof v !== "object" || v === null || Array.isArray(v) || v instanceof RegoSet) return undefined
+  return objectGet(v, String(k))
+}
+
 /** Calls f(key, value) for each element in Rego order; stops when f returns true. */
 export const iterate = (v: Value | undefined, f: (k: Value, v: Value) => boolean): boolean => {
   if (typeof v !== "object" || v === null) return false
