@@ -16,15 +16,15 @@ import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Authentication } from "@rec/auth"
-import { DetailErrors } from "@rec/platform"
 import * as Schema from "effect/Schema"
 import * as Domain from "./Domain.js"
+import * as Errors from "./Errors.js"
 
 const bearer = HttpApiSecurity.bearer.pipe(
   HttpApiSecurity.annotate(OpenApi.Description, "An access token of the platform's identity provider.")
 )
 
-const AuthFailure = Schema.Union(DetailErrors.Unauthorized, DetailErrors.ServiceUnavailable)
+const AuthFailure = Schema.Union(Errors.UnauthorizedSchema, Errors.UnavailableSchema)
 
 /** A valid bearer JWT is required; provides the caller. */
 export class PolicyAuth extends HttpApiMiddleware.Tag<PolicyAuth>()("PolicyAuth", {
@@ -93,9 +93,9 @@ export class DecisionsGroup extends HttpApiGroup.make("decisions")
       .middleware(PolicyAuth)
       .annotate(OpenApi.Summary, "User-owned data (dashboards, profiles, settings)")
   )
-  .addError(DetailErrors.BadRequest)
-  .addError(DetailErrors.InternalServerError)
-  .addError(DetailErrors.ServiceUnavailable)
+  .addError(Errors.BadRequestSchema)
+  .addError(Errors.InternalErrorSchema)
+  .addError(Errors.UnavailableSchema)
   .annotate(OpenApi.Title, "Decisions")
 {}
 
@@ -122,9 +122,9 @@ export class MqttGroup extends HttpApiGroup.make("mqtt")
       .annotate(OpenApi.Summary, "Is the MQTT client a superuser")
       .annotate(OpenApi.Description, `Optional body {username}. ${mqttNote}`)
   )
-  .addError(Domain.MqttDenied)
-  .addError(Domain.MqttUnavailable)
-  .addError(DetailErrors.BadRequest)
+  .addError(Errors.MqttDeniedSchema)
+  .addError(Errors.MqttUnavailableSchema)
+  .addError(Errors.BadRequestSchema)
   .annotate(OpenApi.Title, "MQTT broker authentication")
 {}
 
@@ -135,8 +135,8 @@ export class SystemGroup extends HttpApiGroup.make("system")
     HttpApiEndpoint.post("reload", "/reload")
       .addSuccess(Domain.ReloadResponse)
       .addError(Domain.ReloadFailed)
-      .addError(DetailErrors.Forbidden)
-      .addError(DetailErrors.ServiceUnavailable)
+      .addError(Errors.ForbiddenSchema)
+      .addError(Errors.UnavailableSchema)
       .middleware(PolicyAuth)
       .annotate(OpenApi.Summary, "Reload the policies from disk (admins: group admins or scope policy.admin)")
   )

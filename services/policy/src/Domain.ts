@@ -135,18 +135,6 @@ export const MqttResult = Schema.Struct({ ok: Schema.Boolean, reason: Schema.Str
 })
 export type MqttResult = typeof MqttResult.Type
 
-/** The broker is told no (status response mode: anything but 2xx denies). */
-export class MqttDenied extends Schema.Class<MqttDenied>("MqttDenied")(
-  { ok: Schema.Literal(false), reason: Schema.String },
-  HttpApiSchema.annotations({ status: 403, description: "Denied: valid request, access refused." })
-) {}
-
-/** The identity provider's keys or the policies are unavailable: the broker denies and logs it. */
-export class MqttUnavailable extends Schema.Class<MqttUnavailable>("MqttUnavailable")(
-  { ok: Schema.Literal(false), reason: Schema.String },
-  HttpApiSchema.annotations({ status: 503, description: "Cannot decide now (identity provider or policies unavailable)." })
-) {}
-
 /** `acc` bits: 1 read, 2 write (publish), 4 subscribe; form bodies send it as a string. */
 export const AccMask = Schema.Union(Schema.Number, Schema.NumberFromString).pipe(
   Schema.int(),

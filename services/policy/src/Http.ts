@@ -8,7 +8,7 @@ import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as UrlParams from "@effect/platform/UrlParams"
 import { Authentication, type AuthFailure, TokenVerifier } from "@rec/auth"
 import { type Decision, Engines, type PolicyEngine, PolicyInput } from "@rec/policy"
-import { DetailErrors, RequestContext, ServiceKit } from "@rec/platform"
+import { RequestContext, ServiceKit } from "@rec/platform"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -18,6 +18,7 @@ import { Audit } from "./Audit.js"
 import * as Config from "./Config.js"
 import { Decisions } from "./Decisions.js"
 import * as Domain from "./Domain.js"
+import * as Errors from "./Errors.js"
 import * as Inputs from "./Inputs.js"
 import { MqttAuth, tokenFrom } from "./MqttAuth.js"
 import * as Rpc from "./Rpc.js"
@@ -28,8 +29,8 @@ import * as TokenCache from "./TokenCache.js"
 
 const toDetail = (failure: AuthFailure.AuthFailure) =>
   failure.isCredentialProblem
-    ? new DetailErrors.Unauthorized({ detail: failure.message })
-    : new DetailErrors.ServiceUnavailable({ detail: "The identity provider's signing keys are unavailable" })
+    ? new Errors.Unauthorized({ detail: failure.message })
+    : new Errors.Unavailable({ detail: "The identity provider's signing keys are unavailable" })
 
 export const PolicyAuthLive = Layer.effect(PolicyAuth, Authentication.bearer({ onFailure: toDetail }))
 
@@ -48,8 +49,8 @@ export const PolicyAuthOptionalLive = Layer.effect(
 
 const fromDecisionError = (error: Decision.DecisionError) =>
   error._tag === "PolicyUnavailable"
-    ? new DetailErrors.ServiceUnavailable({ detail: `Policies unavailable: ${error.message}` })
-    : new DetailErrors.InternalServerError({ detail: `Policy evaluation failed: ${error.message}` })
+    ? new Errors.Unavailable({ detail: `Policies unavailable: ${error.message}` })
+    : new Errors.InternalError({ detail: `Policy evaluation failed: ${error.message}` })
 
 type Headers = typeof Domain.DecisionHeaders.Type
 
@@ -75,7 +76,7 @@ export const DecisionsLive = HttpApiBuilder.group(Api, "decisions", (handlers) =
         Effect.gen(function*() {
           const type = payload.resource.type
           if (!Domain.isResourceType(type)) {
-            return yield* Effect.fail(new DetailErrors.BadRequest({ detail: `Unknown resource type: ${type}` }))
+            return yield* Effect.fail(new Errors.BadRequest({ detail: `Unknown resource type: ${type}` }))
           }
           const subject = PolicyInput.maybeSubjectOf(yield* Authentication.MaybeSubject)
           const requestId = yield* RequestContext.requestId
@@ -126,10 +127,10 @@ const credentialBody = (request: HttpServerRequest.HttpServerRequest) =>
     if (text === "" || text === "null") return {}
     const parsed = yield* Effect.try({
       try: () => JSON.parse(text) as unknown,
-      catch: () => new DetailErrors.BadRequest({ detail: "The request body is not valid JSON" })
+      catch: () => new Errors.BadRequest({ detail: "The request body is not valid JSON" })
     })
     if (!isRecord(parsed)) {
-      return yield* Effect.fail(new DetailErrors.BadRequest({ detail: "The request body must be a JSON object" }))
+      return yield* Effect.fail(new Errors.BadRequest({ detail: "The request body must be a JSON object" }))
     }
     return parsed
   })
@@ -144,7 +145,7 @@ export const MqttLive = HttpApiBuilder.group(Api, "mqtt", (handlers) =>
     /** The header token; `Left` when `Authorization` is malformed. */
     const headerToken = (request: HttpServerRequest.HttpServerRequest) =>
       Either.match(Authentication.extractToken(request.headers, jwtHeader), {
-        onLeft: () => Effect.fail(new Domain.MqttDenied({ ok: false, reason: "invalid authorization header" })),
+        onLeft: () => Effect.fail(new Errors.MqttDenied({ reason: "invalid authorization header" })),
         onRight: Effect.succeed
       })
 
@@ -227,7 +228,7 @@ export const SystemLive = HttpApiBuilder.group(Api, "system", (handlers) =>
           const subject = yield* Authentication.CurrentSubject
           if (!isAdmin(subject)) {
             return yield* Effect.fail(
-              new DetailErrors.Forbidden({ detail: "Reloading policies needs the admins group or the policy.admin scope" })
+              new Errors.Forbidden({ detail: "Reloading policies needs the admins group or the policy.admin scope" })
             )
           }
           const result = yield* decisions.reload.pipe(
@@ -242,8 +243,8 @@ export const SystemLive = HttpApiBuilder.group(Api, "system", (handlers) =>
                   })
                 ))),
             Effect.catchTags({
-              PolicyUnavailable: (e) => Effect.fail(new DetailErrors.ServiceUnavailable({ detail: e.message })),
-              PolicyAccessDenied: (e) => Effect.fail(new DetailErrors.Forbidden({ detail: e.message }))
+              PolicyUnavailable: (e) => Effect.fail(new Errors.Unavailable({ detail: e.message })),
+              PolicyAccessDenied: (e) => Effect.fail(new Errors.Forbidden({ detail: e.message }))
             })
           )
           return { status: "success" as const, policy_count: result.policy_count, packages: result.packages }

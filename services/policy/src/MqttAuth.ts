@@ -20,7 +20,8 @@ import { RequestContext } from "@rec/platform"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Decisions } from "./Decisions.js"
-import { accActions, MqttDenied, type MqttResult, MqttUnavailable } from "./Domain.js"
+import { accActions, type MqttResult } from "./Domain.js"
+import { MqttDenied, MqttUnavailable } from "./Errors.js"
 import * as Inputs from "./Inputs.js"
 
 const compactJws = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/
@@ -32,12 +33,12 @@ export const looksLikeJwt = (value: unknown): value is string => typeof value ==
 export const tokenFrom = (...candidates: ReadonlyArray<unknown>): Option.Option<string> =>
   Option.fromNullable(candidates.find(looksLikeJwt))
 
-const denied = (reason: string) => new MqttDenied({ ok: false, reason })
+const denied = (reason: string) => new MqttDenied({ reason })
 
 const fromDecisionError = (error: Decision.DecisionError) =>
   error._tag === "PolicyUnavailable"
-    ? new MqttUnavailable({ ok: false, reason: `policies unavailable: ${error.message}` })
-    : new MqttUnavailable({ ok: false, reason: `policy evaluation failed: ${error.message}` })
+    ? new MqttUnavailable({ reason: `policies unavailable: ${error.message}` })
+    : new MqttUnavailable({ reason: `policy evaluation failed: ${error.message}` })
 
 export class MqttAuth extends Effect.Service<MqttAuth>()("@rec/policy-service/MqttAuth", {
   effect: Effect.gen(function*() {
@@ -53,7 +54,7 @@ export class MqttAuth extends Effect.Service<MqttAuth>()("@rec/policy-service/Mq
             Effect.mapError((failure: AuthFailure.AuthFailure) =>
               failure.isCredentialProblem
                 ? denied(`invalid credentials: ${failure.message}`)
-                : new MqttUnavailable({ ok: false, reason: "the identity provider's signing keys are unavailable" })
+                : new MqttUnavailable({ reason: "the identity provider's signing keys are unavailable" })
             )
           )
       })
