@@ -173,7 +173,12 @@ superuser if {
 	subject.in_group("admins")
 }
 
-superuser if subject.has_scope("mqtt.admin")
+# For a user, scopes are what the *client* may do (a CLI client holds every scope): the scope
+# alone must not make every user of such a client a superuser. Users need the admins group.
+superuser if {
+	subject.is_service
+	subject.has_scope("mqtt.admin")
+}
 
 superuser if {
 	action == "superuser"

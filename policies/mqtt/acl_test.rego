@@ -85,8 +85,11 @@ fixture := {
 	],
 }
 
+# The ACL package lives below data.rec.mqtt too: replacing all of data.rec.mqtt would replace
+# the rules under test with the fixture. Only the two data documents are replaced.
 fixture_decision(inp) := d if {
-	d := decision(inp) with data.rec.mqtt as fixture
+	d := decision(inp) with data.rec.mqtt.capabilities as fixture.capabilities
+		with data.rec.mqtt.rules as fixture.rules
 }
 
 test_plus_inside_a_level_is_literal if fixture_decision(req(viewer, "subscribe", "x/aXb")) == [false, "no ACL rule matched or capability missing"]
@@ -115,14 +118,16 @@ test_wildcard_first_level_never_matches_dollar_topics if fixture_decision(req(vi
 
 test_deny_rules_are_reported_as_data_errors if {
 	bad := object.union(fixture, {"rules": array.concat(fixture.rules, [{"topics": ["#"], "effect": "deny"}])})
-	[allowed, reason] := decision(req(viewer, "read", "any/topic")) with data.rec.mqtt as bad
+	[allowed, reason] := decision(req(viewer, "read", "any/topic")) with data.rec.mqtt.capabilities as bad.capabilities
+		with data.rec.mqtt.rules as bad.rules
 	allowed == false
 	reason == "ACL data has rules with an unsupported effect at [4]"
 }
 
 test_explicit_allow_effect_is_fine if {
 	ok := object.union(fixture, {"rules": [{"topics": ["t"], "actions": ["read"], "effect": "allow"}]})
-	decision(req(viewer, "read", "t")) == [true, "authorized"] with data.rec.mqtt as ok
+	decision(req(viewer, "read", "t")) == [true, "authorized"] with data.rec.mqtt.capabilities as ok.capabilities
+		with data.rec.mqtt.rules as ok.rules
 }
 
 # --- superuser
@@ -132,5 +137,9 @@ test_admins_are_superusers if acl.superuser with input as req(admin, "superuser"
 test_mqtt_admin_scope_is_superuser if acl.superuser with input as req(service(["mqtt.admin"]), "superuser", "")
 
 test_viewer_is_not_superuser if not acl.superuser with input as req(viewer, "superuser", "")
+
+test_user_with_mqtt_admin_client_scope_is_not_superuser if {
+	not acl.superuser with input as req(user(["viewers"], ["mqtt.admin"]), "superuser", "")
+}
 
 test_anonymous_is_not_superuser if not acl.superuser with input as req(null, "superuser", "")
