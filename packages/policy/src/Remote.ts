@@ -36,6 +36,13 @@ export const withServiceToken = (provider: ClientCredentials.TokenProvider) =>
       )
     ))
 
+/** The client error and what caused it (a refused connection, a 404, a token failure). */
+const describe = (error: RpcClientError.RpcClientError): string => {
+  const cause = error.cause
+  const detail = cause instanceof Error ? cause.message : cause === undefined ? "" : String(cause)
+  return detail === "" || detail === error.message ? error.message : `${error.message} (${detail})`
+}
+
 export const make = (config: PolicyConfig.RemoteConfig) =>
   Effect.gen(function*() {
     const client = yield* RpcClient.make(PolicyRpc.PolicyRpcs)
@@ -53,7 +60,7 @@ export const make = (config: PolicyConfig.RemoteConfig) =>
               new PolicyUnavailable({
                 message: e instanceof PolicyAccessDenied
                   ? `the policy service refused this service: ${e.message}`
-                  : `the policy service is unreachable: ${e.message}`
+                  : `the policy service is unreachable: ${describe(e)}`
               })
             )
         ),
@@ -88,7 +95,7 @@ export const make = (config: PolicyConfig.RemoteConfig) =>
       // A refused reload (no policy.admin scope) is reported as such, not as an outage.
       reload: client.Reload().pipe(
         Effect.catchTag("RpcClientError", (e) =>
-          Effect.fail(new PolicyUnavailable({ message: `the policy service is unreachable: ${e.message}` }))),
+          Effect.fail(new PolicyUnavailable({ message: `the policy service is unreachable: ${describe(e)}` }))),
         Effect.timeoutFail({
           duration: config.timeout,
           onTimeout: () => new PolicyUnavailable({ message: "the policy service did not answer the reload" })
