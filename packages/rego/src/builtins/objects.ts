@@ -234,6 +234,7 @@ const insertAt = (doc: Value, path: Value[], value: Value): Value => {
       return ob.build()
     }
     if (parent instanceof RegoSet) {
+      if (!equals(seg, value)) throw new PatchError("set key does not match value")
       const out = new RegoSet()
       for (const x of parent.unordered()) out.add(x)
       out.add(value)
@@ -293,7 +294,7 @@ const applyPatch = (doc: Value, ops: Value[]): Value => {
         break
       case "replace":
         if (value === undefined) throw new PatchError("missing value")
-        cur = insertAt(deleteAt(cur, path), path, value)
+        cur = path.length === 0 ? value : insertAt(deleteAt(cur, path), path, value)
         break
       case "move": {
         const from = patchPath(objectGet(op, "from"))

@@ -6,7 +6,10 @@ import { builtinErr, int, num, str, strings as stringList } from "./args.js"
 import { type BuiltinDef, elementTypeError, operandError, typeError } from "./registry.js"
 import { goSprintf } from "./sprintf.js"
 
-const isAscii = (s: string): boolean => /^[\x00-\x7f]*$/.test(s)
+const isAscii = (s: string): boolean => {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false
+  return true
+}
 
 /** Go's unicode.IsSpace. */
 export const isGoSpace = (c: number): boolean =>

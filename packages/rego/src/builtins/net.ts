@@ -1,0 +1,307 @@
+// net.* builtins: CIDR arithmetic on IPv4/IPv6 addresses held as bigints (Go net semantics),
+// and net.lookup_ip_addr for literal addresses only (no DNS in this engine).
+
+import { type Value, isObject, objectEach, RegoSet } from "../value.js"
+import { builtinErr, str } from "./args.js"
+import { type BuiltinContext, type BuiltinDef, BuiltinError, typeError } from "./registry.js"
+
+export interface IP {
+  readonly v6: boolean
+  readonly n: bigint
+}
+
+export interface CIDR {
+  readonly v6: boolean
+  /** Network address (masked). */
+  readonly ip: bigint
+  readonly prefix: number
+}
+
+const bitsOf = (v6: boolean): number => (v6 ? 128 : 32)
+
+const parseV4 = (s: string): bigint | undefined => {
+  const parts = s.split(".")
+  if (parts.length !== 4) return undefined
+  let n = 0n
+  for (const p of parts) {
+    if (!/^\d{1,3}$/.test(p) || (p.length > 1 && p[0] === "0")) return undefined
+    const x = Number(p)
+    if (x > 255) return undefined
+    n = (n << 8n) | BigInt(x)
+  }
+  return n
+}
+
+const parseV6 = (s: string): bigint | undefined => {
+  let tail: bigint | undefined
+  let groups = s
+  // Embedded IPv4 in the last 32 bits.
+  const lastColon = s.lastIndexOf(":")
+  if (lastColon >= 0 && s.indexOf(".", lastColon) > lastColon) {
+    tail = parseV4(s.slice(lastColon + 1))
+    if (tail === undefined) return undefined
+    groups = s.slice(0, lastColon + 1) + "0:0"
+  }
+  const dbl = groups.indexOf("::")
+  if (dbl !== groups.lastIndexOf("::")) return undefined
+  let parts: string[]
+  if (dbl >= 0) {
+    const left = groups.slice(0, dbl)
+    const right = groups.slice(dbl + 2)
+    const l = left === "" ? [] : left.split(":")
+    const r = right === "" ? [] : right.split(":")
+    if (l.length + r.length > 7) return undefined
+    parts = [...l, ...new Array<string>(8 - l.length - r.length).fill("0"), ...r]
+  } else {
+    parts = groups.split(":")
+    if (parts.length !== 8) return undefined
+  }
+  let n = 0n
+  for (const p of parts) {
+    if (!/^[0-9a-fA-F]{1,4}$/.test(p)) return undefined
+    n = (n << 16n) | BigInt(parseInt(p, 16))
+  }
+  if (tail !== undefined) n = (n & ~0xffffffffn) | tail
+  return n
+}
+
+
+/** Go's net.ParseIP; IPv4-mapped IPv6 addresses count as IPv4 (as Go's To4). */
+export const parseIP = (s: string): IP | undefined => {
+  if (s.includes(".") && !s.includes(":")) {
+    const n = parseV4(s)
+    return n === undefined ? undefined : { v6: false, n }
+  }
+  if (!s.includes(":")) return undefined
+  const n = parseV6(s)
+  if (n === undefined) return undefined
+  if (n >> 32n === 0xffffn) return { v6: false, n: n & 0xffffffffn }
+  return { v6: true, n }
+}
+
+const maskOf = (prefix: number, bits: number): bigint => ((1n << BigInt(bits)) - 1n) ^ ((1n << BigInt(bits - prefix)) - 1n)
+
+/** Go's net.ParseCIDR. */
+export const parseCIDR = (s: string): CIDR => {
+  const bad = (): BuiltinError => builtinErr(`invalid CIDR address: ${s}`)
+  const i = s.indexOf("/")
+  if (i < 0) throw bad()
+  const addr = s.slice(0, i)
+  const pfx = s.slice(i + 1)
+  const isV4Text = !addr.includes(":")
+  let n: bigint | undefined
+  let v6: boolean
+  if (isV4Text) {
+    n = parseV4(addr)
+    v6 = false
+  } else {
+    n = parseV6(addr)
+    v6 = true
+  }
+  if (n === undefined || !/^\d{1,3}$/.test(pfx)) throw bad()
+  let prefix = Number(pfx)
+  if (prefix > bitsOf(v6)) throw bad()
+  if (v6 && n >> 32n === 0xffffn && prefix >= 96) {
+    v6 = false
+    n &= 0xffffffffn
+    prefix -= 96
+  }
+  return { v6, ip: n & maskOf(prefix, bitsOf(v6)), prefix }
+}
+
+const lastOf = (c: CIDR): bigint => c.ip | ((1n << BigInt(bitsOf(c.v6) - c.prefix)) - 1n)
+
+const containsIP = (c: CIDR, ip: IP): boolean => c.v6 === ip.v6 && (ip.n & maskOf(c.prefix, bitsOf(c.v6))) === c.ip
+
+export const formatIP = (ip: IP): string => {
+  if (!ip.v6) return [24n, 16n, 8n, 0n].map((s) => String((ip.n >> s) & 0xffn)).join(".")
+  const g: number[] = []
+  for (let i = 7; i >= 0; i--) g.push(Number((ip.n >> BigInt(i * 16)) & 0xffffn))
+  // Longest run of two or more zero groups becomes "::" (the first such run on ties).
+  let best = -1
+  let bestLen = 1
+  for (let i = 0; i < 8; ) {
+    if (g[i] !== 0) {
+      i++
+      continue
+    }
+    let j = i
+    while (j < 8 && g[j] === 0) j++
+    if (j - i > bestLen) {
+      best = i
+      bestLen = j - i
+    }
+    i = j
+  }
+  const hex = (xs: number[]): string => xs.map((x) => x.toString(16)).join(":")
+  if (best < 0) return hex(g)
+  return `${hex(g.slice(0, best))}::${hex(g.slice(best + bestLen))}`
+}
+
+const formatCIDR = (c: CIDR): string => `${formatIP({ v6: c.v6, n: c.ip })}/${c.prefix}`
+
+const cidrOperand = (v: Value, pos: number): CIDR => parseCIDR(str(v, pos))
+
+const contains = (a: Value, b: Value): boolean => {
+  const net = cidrOperand(a, 1)
+  const s = str(b, 1)
+  const ip = parseIP(s)
+  if (ip !== undefined) return containsIP(net, ip)
+  let other: CIDR
+  try {
+    other = parseCIDR(s)
+  } catch {
+    throw builtinErr(`not a valid textual representation of an IP address or CIDR: ${s}`)
+  }
+  return containsIP(net, { v6: other.v6, n: other.ip }) && containsIP(net, { v6: other.v6, n: lastOf(other) })
+}
+
+const matchTerm = (v: Value, pos: number): Value => {
+  if (typeof v === "string") return v
+  if (Array.isArray(v) && v.length > 0) return v[0]
+  throw builtinErr(`operand ${pos}: element must be string or non-empty array`)
+}
+
+const eachMatch = (pos: number, a: Value, f: (cidr: Value, index: Value) => void): void => {
+  if (typeof a === "string") f(a, a)
+  else if (Array.isArray(a)) a.forEach((x, i) => f(matchTerm(x, pos), i))
+  else if (a instanceof RegoSet) for (const x of a.sorted()) f(matchTerm(x, pos), x)
+  else if (isObject(a))
+    objectEach(a, (k, v) => {
+      f(matchTerm(v, pos), k)
+      return false
+    })
+}
+
+/** Minimal list of CIDRs covering [first, last]. */
+const rangeToCIDRs = (v6: boolean, first: bigint, last: bigint): CIDR[] => {
+  const bits = bitsOf(v6)
+  const out: CIDR[] = []
+  let cur = first
+  while (cur <= last) {
+    let size = 0
+    while (size < bits) {
+      const block = 1n << BigInt(size + 1)
+      if ((cur & (block - 1n)) !== 0n || cur + block - 1n > last) break
+      size++
+    }
+    out.push({ v6, ip: cur, prefix: bits - size })
+    cur += 1n << BigInt(size)
+  }
+  return out
+}
+
+const merge = (nets: CIDR[]): CIDR[] => {
+  const out: CIDR[] = []
+  for (const v6 of [false, true]) {
+    const rs = nets
+      .filter((c) => c.v6 === v6)
+      .map((c) => ({ first: c.ip, last: lastOf(c), net: c as CIDR | undefined }))
+      .sort((a, b) => (a.last < b.last ? -1 : a.last > b.last ? 1 : a.first < b.first ? -1 : a.first > b.first ? 1 : 0))
+    for (let i = rs.length - 1; i > 0; i--) {
+      const prev = rs[i].first === 0n ? 0n : rs[i].first - 1n
+      if (prev <= rs[i - 1].last) {
+        const first = rs[i - 1].first < rs[i].first ? rs[i - 1].first : rs[i].first
+        rs[i - 1] = { first, last: rs[i].last, net: undefined }
+        rs.splice(i, 1)
+      }
+    }
+    for (const r of rs) {
+      if (r.net !== undefined) out.push(r.net)
+      else out.push(...rangeToCIDRs(v6, r.first, r.last))
+    }
+  }
+  return out
+}
+
+const defaultPrefix = (n: bigint): number => {
+  const first = Number(n >> 24n)
+  return first < 0x80 ? 8 : first < 0xc0 ? 16 : 24
+}
+
+const mergeElement = (v: Value): CIDR => {
+  if (typeof v !== "string") throw builtinErr("element must be string")
+  const ip = parseIP(v)
+  if (ip === undefined) return parseCIDR(v)
+  if (ip.v6) throw builtinErr("IPv6 invalid: needs prefix length")
+  const prefix = defaultPrefix(ip.n)
+  return { v6: false, ip: ip.n & maskOf(prefix, 32), prefix }
+}
+
+const expand = (c: CIDR, ctx: BuiltinContext): RegoSet => {
+  const out = new RegoSet()
+  const last = lastOf(c)
+  for (let n = c.ip; n <= last; n++) {
+    ctx.charge(1)
+    out.add(formatIP({ v6: c.v6, n }))
+  }
+  return out
+}
+
+export const net: BuiltinDef[] = [
+  {
+    name: "net.cidr_contains",
+    arity: 2,
+    fn: ([a, b]) => contains(a, b)
+  },
+  { name: "net.cidr_overlap", arity: 2, deprecated: true, fn: ([a, b]) => contains(a, b) },
+  {
+    name: "net.cidr_intersects",
+    arity: 2,
+    fn: ([a, b]) => {
+      const x = cidrOperand(a, 1)
+      const y = cidrOperand(b, 1)
+      return containsIP(x, { v6: y.v6, n: y.ip }) || containsIP(y, { v6: x.v6, n: x.ip })
+    }
+  },
+  {
+    name: "net.cidr_contains_matches",
+    arity: 2,
+    fn: ([a, b]) => {
+      const out = new RegoSet()
+      eachMatch(1, a, (c1, i1) => {
+        eachMatch(2, b, (c2, i2) => {
+          if (contains(c1, c2)) out.add([i1, i2])
+        })
+      })
+      return out
+    }
+  },
+  { name: "net.cidr_expand", arity: 1, fn: ([a], ctx) => expand(cidrOperand(a, 1), ctx) },
+  {
+    name: "net.cidr_is_valid",
+    arity: 1,
+    fn: ([a]) => {
+      if (typeof a !== "string") return false
+      try {
+        parseCIDR(a)
+        return true
+      } catch {
+        return false
+      }
+    }
+  },
+  {
+    name: "net.cidr_merge",
+    arity: 1,
+    fn: ([a]) => {
+      let xs: Value[]
+      if (Array.isArray(a)) xs = a
+      else if (a instanceof RegoSet) xs = a.sorted()
+      else throw typeError(1, a, "{array of (string), set of (string)}")
+      return RegoSet.of(merge(xs.map(mergeElement)).map(formatCIDR))
+    }
+  },
+  {
+    name: "net.lookup_ip_addr",
+    arity: 1,
+    fn: ([a]) => {
+      const s = str(a, 1)
+      const ip = parseIP(s)
+      if (ip !== undefined) return RegoSet.of([s])
+      if (s === "localhost") return RegoSet.of(["127.0.0.1"])
+      throw builtinErr(`cannot resolve ${s}: DNS lookups are not available in this engine`)
+    }
+  }
+]
+

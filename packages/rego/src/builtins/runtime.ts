@@ -1,0 +1,48 @@
+// Builtins about the evaluation environment: opa.runtime, trace, rand.intn, and the I/O builtins
+// this engine does not provide (http.send). Unavailable builtins still exist so that policies
+// compile and tests can replace them with `with http.send as mock`.
+
+import type { PlainObject } from "../value.js"
+import { int, str } from "./args.js"
+import type { BuiltinDef } from "./registry.js"
+
+export const runtime: BuiltinDef[] = [
+  {
+    name: "opa.runtime",
+    arity: 0,
+    nondeterministic: true,
+    fn: (_a, ctx): PlainObject => (Object.keys(ctx.env).length === 0 ? {} : { env: { ...ctx.env } })
+  },
+  {
+    name: "trace",
+    arity: 1,
+    fn: ([x]) => {
+      str(x, 1)
+      return true
+    }
+  },
+  {
+    name: "rand.intn",
+    arity: 2,
+    nondeterministic: true,
+    fn: ([s, n], ctx) => {
+      const k = str(s, 1)
+      let m = int(n, 2)
+      if (m === 0) return 0
+      if (m < 0) m = -m
+      const key = `rand.intn/${k}-${m}`
+      const cached = ctx.cache.get(key)
+      if (typeof cached === "number") return cached
+      const r = Math.floor(Math.random() * m)
+      ctx.cache.set(key, r)
+      return r
+    }
+  },
+  {
+    name: "http.send",
+    arity: 1,
+    nondeterministic: true,
+    unavailable: "HTTP requests are not available in this engine (replace it with `with http.send as ...` in tests, or register an implementation)",
+    fn: () => undefined
+  }
+]
