@@ -1,4 +1,4 @@
 import { defineProject, mergeConfig } from "vitest/config"
 import { shared } from "../../vitest.shared.js"
 
-export default mergeConfig(shared, defineProject({ test: { name: "@rec/platform-service" } }))
+export default mergeConfig(shared, defineProject({ test: { name: "@rec/launcher" } }))

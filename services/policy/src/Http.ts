@@ -255,6 +255,8 @@ export const SystemLive = HttpApiBuilder.group(Api, "system", (handlers) =>
 // The service
 
 export interface MakeOptions {
+  /** Default port (default 8009; `PORT` still wins). */
+  readonly port?: number | undefined
   /** Default: `Engines.embedded` (the directory of `PLATFORM_POLICIES_POLICIES_DIR`). */
   readonly engine?: Layer.Layer<PolicyEngine> | undefined
   /** Default: `TokenVerifier.layer` (from `PLATFORM_OIDC_*`). */
@@ -272,9 +274,9 @@ export const services = (options: MakeOptions = {}) => {
   )
 }
 
-const serveOptions = (maxBodySize: number) => ({
+const serveOptions = (maxBodySize: number, port: number) => ({
   service: Config.Service,
-  port: Config.defaultPort,
+  port,
   errorStyle: "detail",
   // The spec fixes both bodies; the contract declares them.
   health: false,
@@ -289,14 +291,14 @@ const handlers = Layer.mergeAll(DecisionsLive, MqttLive, SystemLive)
 
 /** The policy service on `HOST`:`PORT` (default 8009). */
 export const make = (options: MakeOptions = {}) =>
-  Layer.unwrapEffect(Effect.map(Config.settings, (s) => ServiceKit.serve(Api, serveOptions(s.maxBodyBytes)))).pipe(
+  Layer.unwrapEffect(Effect.map(Config.settings, (s) => ServiceKit.serve(Api, serveOptions(s.maxBodyBytes, options.port ?? Config.defaultPort)))).pipe(
     Layer.provide(handlers),
     Layer.provide(services(options))
   )
 
 /** For tests: the service on a random port, with an `HttpClient` aimed at it. */
 export const makeTest = (options: MakeOptions = {}) =>
-  Layer.unwrapEffect(Effect.map(Config.settings, (s) => ServiceKit.serveTest(Api, serveOptions(s.maxBodyBytes)))).pipe(
+  Layer.unwrapEffect(Effect.map(Config.settings, (s) => ServiceKit.serveTest(Api, serveOptions(s.maxBodyBytes, 0)))).pipe(
     Layer.provide(handlers),
     Layer.provide(services(options))
   )

@@ -1,0 +1,43 @@
+/**
+ * What the launcher prints once everything listens: the URLs, how to get a token, and a call to
+ * the policy service that can be pasted as it is. Plain text on stdout, for people (the
+ * components' own logs stay JSON lines).
+ */
+import { Console, Layer } from "effect"
+import type { Component, Context } from "./Launcher.js"
+
+const devToken = "node packages/dev-idp/bin/dev-token.js"
+
+export const text = (context: Context, components: ReadonlyArray<Component>): string => {
+  const { idp, options } = context
+  // dev-token reads PLATFORM_OIDC_BASE_URL and defaults to the standard address.
+  const tokenCommand = idp.issuer === "http://localhost:8080" ? devToken : `PLATFORM_OIDC_BASE_URL=${idp.issuer} ${devToken}`
+  const started = components.filter((c) => c.layer(context) !== undefined)
+  const width = Math.max("dev identity provider".length, ...started.map((c) => c.name.length)) + 2
+  const row = (name: string, url: string, notes: ReadonlyArray<string> = []) =>
+    [`  ${name.padEnd(width)}${url}`, ...notes.map((n) => `  ${"".padEnd(width)}${n}`)]
+  const policy = `http://localhost:${options.ports.policy}`
+  return [
+    "",
+    "REC platform (development) is running",
+    "",
+    ...row("dev identity provider", idp.issuer, ["development only: passwords and secrets are in dev/identities.yaml"]),
+    ...started.flatMap((c) => row(c.name, c.url(context), c.notes?.(context))),
+    "",
+    "Tokens (users: viewer, editor, manager, admin, nogroup, dso-operator, ...; services: svc-grid, ...):",
+    `  ${tokenCommand} --list`,
+    `  ${tokenCommand} viewer`,
+    `  curl -s -u rec-cli:dev-only-secret-rec-cli -d grant_type=password -d username=viewer -d password=viewer ${idp.tokenEndpoint}`,
+    `  curl -s -u svc-grid:dev-only-secret-svc-grid -d grant_type=client_credentials ${idp.tokenEndpoint}`,
+    "",
+    "Ask the policy service:",
+    `  curl -s -X POST ${policy}/dataset/access -H "Authorization: Bearer $(${tokenCommand} viewer)" ` +
+    `-H 'Content-Type: application/json' -d '{"dataset_id":"meters-2024","access_level":"internal","action":"read"}'`,
+    ""
+  ].join("\n")
+}
+
+/** Prints the banner when built (after the components it is provided with). */
+export const layer = (context: Context, components: ReadonlyArray<Component>): Layer.Layer<never> =>
+  Layer.effectDiscard(Console.log(text(context, components)))
+
