@@ -1,7 +1,7 @@
 // Encodings: base64, base64url, hex, URL query strings, JSON and YAML.
 
 import { parse as parseLossless } from "lossless-json"
-import { parse as parseYAML, stringify as stringifyYAML } from "yaml"
+import { parse as parseYAML, stringify as stringifyYAML, YAMLError } from "yaml"
 import { toJSON } from "../json.js"
 import { type Value, compareStrings, formatNumber, fromJSON, objectEach, ObjectBuilder, parseNumberLiteral, RegoSet } from "../value.js"
 import { bool, builtinErr, obj, str } from "./args.js"
@@ -138,6 +138,19 @@ export const parseJSONValue = (text: string): Value => {
   } catch (e) {
     throw builtinErr(e instanceof Error ? e.message : String(e))
   }
+}
+
+/** A YAML parse error worded like Go's yaml.v3 ("yaml: line 1: did not find expected ..."). */
+const goYAMLError = (e: unknown): string => {
+  if (!(e instanceof YAMLError)) return `yaml: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}`
+  const line = e.linePos?.[0].line
+  const first = e.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "")
+  let msg = first.charAt(0).toLowerCase() + first.slice(1)
+  if (e.code === "MISSING_CHAR") {
+    const m = /must end with a (.)/.exec(first)
+    if (m !== null) msg = `did not find expected ',' or '${m[1]}'`
+  }
+  return line === undefined ? `yaml: ${msg}` : `yaml: line ${line}: ${msg}`
 }
 
 const yamlToValue = (x: unknown): Value => {
@@ -325,7 +338,7 @@ export const encoding: BuiltinDef[] = [
       try {
         return yamlToValue(parseYAML(s, { uniqueKeys: true }))
       } catch (e) {
-        throw builtinErr(`yaml: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}`)
+        throw builtinErr(goYAMLError(e))
       }
     }
   },

@@ -12,6 +12,13 @@ export const conformanceDir = path.resolve(here, "..", "..", "conformance")
 export const skipFile = path.join(conformanceDir, "skip.json")
 export const passingFile = path.join(conformanceDir, "passing.txt")
 
+/** The core-language folders ("Tier 1" in the reference): every case must pass. */
+export const TIER1_FOLDERS: ReadonlySet<string> = new Set(
+  "keywordrefs withkeyword virtualdocs stringinterpolation eqexpr refheads every functions arithmetic disjunction comprehensions evaltermexpr nestedreferences varreferences comparisonexpr completedoc compositereferences partialobjectdoc elsekeyword planner-ir baseandvirtualdocs partialsetdoc defaultkeyword undos negation functionerrors inputvalues partialdocconstants sets assignments containskeyword indirectreferences compositebasedereference dataderef example fix1863 partialiter type helloworld embeddedvirtualdoc indexing topdowndynamicdispatch".split(
+    " "
+  )
+)
+
 export interface SkipList {
   /** Folder name to the reason every case in it is skipped. */
   readonly folders: Readonly<Record<string, string>>
@@ -98,6 +105,8 @@ export const formatReport = (r: SuiteReport, verbose = false): string => {
     }
   }
   for (const { c } of r.regressions) lines.push(`REGRESSION ${c.id} (${c.note})`)
+  const t1 = r.results.filter((x) => TIER1_FOLDERS.has(x.c.folder))
+  if (t1.length > 0) lines.push(`tier 1 (core language): ${t1.filter((x) => x.outcome.status === "pass").length}/${t1.length} passed`)
   lines.push(`${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped`)
   return lines.join("\n")
 }
