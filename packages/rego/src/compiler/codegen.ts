@@ -87,6 +87,8 @@ export class CodeGen {
         return undefined
       }
       if (e instanceof RegoEvalError) throw e
+      // Exhausted stack or memory is not a builtin's answer: let it end the evaluation.
+      if (e instanceof RangeError) throw e
       if (root.strict) throw new RegoEvalError("eval_builtin_error", `${def.name}: ${e instanceof Error ? e.message : String(e)}`, loc)
       return undefined
     }
