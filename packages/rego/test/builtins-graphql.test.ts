@@ -143,7 +143,7 @@ describe("graphql.parse_schema", () => {
 })
 
 describe("graphql.schema_is_valid", () => {
-  const valid = (schema: string): unknown => call("graphql.schema_is_valid", schema)
+  const valid = (schema: Value): unknown => call("graphql.schema_is_valid", schema)
 
   it("follows gqlparser's schema rules", () => {
     expect(valid(SCHEMA)).toBe(true)

@@ -3,9 +3,11 @@
 
 import { aggregates } from "./aggregates.js"
 import { arrays } from "./arrays.js"
+import { aws } from "./aws.js"
 import { comparison } from "./comparison.js"
 import { encoding } from "./encoding.js"
 import { globs } from "./glob.js"
+import { graphqlBuiltins } from "./graphql.js"
 import { numbers } from "./numbers.js"
 import { objects } from "./objects.js"
 import { print } from "./print.js"
@@ -27,6 +29,8 @@ export const families: ReadonlyArray<readonly BuiltinDef[]> = [
   globs,
   types,
   encoding,
+  graphqlBuiltins,
+  aws,
   print
 ]
 
