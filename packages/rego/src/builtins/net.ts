@@ -1,9 +1,11 @@
 // net.* builtins: CIDR arithmetic on IPv4/IPv6 addresses held as bigints (Go net semantics),
-// and net.lookup_ip_addr for literal addresses only (no DNS in this engine).
+// and net.lookup_ip_addr without DNS: literal addresses and the special-use name "localhost"
+// (RFC 6761: always the loopback addresses) resolve locally; other names need a resolver that
+// the host supplies (`lookupIpAddr`), since DNS is I/O.
 
 import { type Value, isObject, objectEach, RegoSet } from "../value.js"
 import { builtinErr, str } from "./args.js"
-import { type BuiltinContext, type BuiltinDef, BuiltinError, typeError } from "./registry.js"
+import { type BuiltinContext, type BuiltinDef, BuiltinError } from "./registry.js"
 
 export interface IP {
   readonly v6: boolean
@@ -98,7 +100,8 @@ export const parseCIDR = (s: string): CIDR => {
     n = parseV6(addr)
     v6 = true
   }
-  if (n === undefined || !/^\d{1,3}$/.test(pfx)) throw bad()
+  // Go reads the length with dtoi: digits only, leading zeros allowed.
+  if (n === undefined || !/^\d+$/.test(pfx)) throw bad()
   let prefix = Number(pfx)
   if (prefix > bitsOf(v6)) throw bad()
   if (v6 && n >> 32n === 0xffffn && prefix >= 96) {
@@ -191,52 +194,110 @@ const rangeToCIDRs = (v6: boolean, first: bigint, last: bigint): CIDR[] => {
   return out
 }
 
-const merge = (nets: CIDR[]): CIDR[] => {
-  const out: CIDR[] = []
-  for (const v6 of [false, true]) {
-    const rs = nets
-      .filter((c) => c.v6 === v6)
-      .map((c) => ({ first: c.ip, last: lastOf(c), net: c as CIDR | undefined }))
-      .sort((a, b) => (a.last < b.last ? -1 : a.last > b.last ? 1 : a.first < b.first ? -1 : a.first > b.first ? 1 : 0))
-    for (let i = rs.length - 1; i > 0; i--) {
-      const prev = rs[i].first === 0n ? 0n : rs[i].first - 1n
-      if (prev <= rs[i - 1].last) {
-        const first = rs[i - 1].first < rs[i].first ? rs[i - 1].first : rs[i].first
-        rs[i - 1] = { first, last: rs[i].last, net: undefined }
-        rs.splice(i, 1)
-      }
+/** IPv4 addresses sit in ::ffff:0:0/96 when ranges of both families are sorted together (as Go's net.IP does). */
+const V4_MAPPED = 0xffffn << 32n
+
+/** A network to merge: its address range in the IPv6 space and, until merged, its own text. */
+interface MergeRange {
+  readonly first: bigint
+  readonly last: bigint
+  readonly text: string | undefined
+}
+
+const mergeRange = (c: CIDR, text = formatCIDR(c)): MergeRange => {
+  const offset = c.v6 ? 0n : V4_MAPPED
+  return { first: c.ip + offset, last: lastOf(c) + offset, text }
+}
+
+const isV4Mapped = (n: bigint): boolean => n >> 32n === 0xffffn
+
+/** The previous address, except at the start of the IPv4 or the IPv6 space (cilium's GetPreviousIP). */
+const previous = (n: bigint): bigint => (n === 0n || n === V4_MAPPED ? n : n - 1n)
+
+/** OPA's evalNetCIDRMerge: sort by last then first address, merge overlapping or adjacent ranges. */
+const merge = (ranges: MergeRange[]): string[] => {
+  const rs = [...ranges].sort((a, b) => (a.last < b.last ? -1 : a.last > b.last ? 1 : a.first < b.first ? -1 : a.first > b.first ? 1 : 0))
+  for (let i = rs.length - 1; i > 0; i--) {
+    if (previous(rs[i].first) <= rs[i - 1].last) {
+      const first = rs[i - 1].first < rs[i].first ? rs[i - 1].first : rs[i].first
+      rs[i - 1] = { first, last: rs[i].last, text: undefined }
+      rs.splice(i, 1)
     }
-    for (const r of rs) {
-      if (r.net !== undefined) out.push(r.net)
-      else out.push(...rangeToCIDRs(v6, r.first, r.last))
-    }
+  }
+  const out: string[] = []
+  for (const r of rs) {
+    if (r.text !== undefined) out.push(r.text)
+    else if (isV4Mapped(r.first) && isV4Mapped(r.last)) out.push(...rangeToCIDRs(false, r.first - V4_MAPPED, r.last - V4_MAPPED).map(formatCIDR))
+    else out.push(...rangeToCIDRs(true, r.first, r.last).map(formatNetwork))
   }
   return out
 }
 
-const defaultPrefix = (n: bigint): number => {
-  const first = Number(n >> 24n)
-  return first < 0x80 ? 8 : first < 0xc0 ? 16 : 24
+/** An IPv6 network in Go's notation: one inside ::ffff:0:0/96 prints as IPv4. */
+const formatNetwork = (c: CIDR): string => (c.v6 && isV4Mapped(c.ip) && c.prefix >= 96 ? formatCIDR({ v6: false, ip: c.ip - V4_MAPPED, prefix: c.prefix - 96 }) : formatCIDR(c))
+
+/** The classful default prefix OPA gives a bare IPv4 address (net.IP.DefaultMask). */
+const defaultPrefix = (ip: IP, text: string): number => {
+  const first = Number(ip.n >> 24n)
+  if (first < 0x80) return 8
+  if (first < 0xc0) return 16
+  if (first < 0xe0) return 24
+  // Go has no default mask for class D and E addresses, and OPA then prints "<nil>".
+  throw builtinErr(`IPv4 address without a default mask needs a prefix length: ${text}`)
 }
 
-const mergeElement = (v: Value): CIDR => {
+const mergeElement = (v: Value): MergeRange => {
   if (typeof v !== "string") throw builtinErr("element must be string")
   const ip = parseIP(v)
-  if (ip === undefined) return parseCIDR(v)
+  if (ip === undefined) return mergeRange(parseCIDR(v))
   if (ip.v6) throw builtinErr("IPv6 invalid: needs prefix length")
-  const prefix = defaultPrefix(ip.n)
-  return { v6: false, ip: ip.n & maskOf(prefix, 32), prefix }
+  const prefix = defaultPrefix(ip, v)
+  // The network keeps the address unmasked (OPA builds it as IPNet{IP, DefaultMask}).
+  return mergeRange({ v6: false, ip: ip.n & maskOf(prefix, 32), prefix }, `${formatIP(ip)}/${prefix}`)
 }
 
 const expand = (c: CIDR, ctx: BuiltinContext): RegoSet => {
-  const out = new RegoSet()
   const last = lastOf(c)
-  for (let n = c.ip; n <= last; n++) {
-    ctx.charge(1)
-    out.add(formatIP({ v6: c.v6, n }))
-  }
+  // Charged up front: a large IPv6 network must hit the step limit before it fills the memory.
+  ctx.charge(Number(last - c.ip + 1n))
+  const out = new RegoSet()
+  for (let n = c.ip; n <= last; n++) out.add(formatIP({ v6: c.v6, n }))
   return out
 }
+
+/** Resolves a host name to IP addresses (text); must answer synchronously, e.g. from a cache. */
+export type HostResolver = (name: string) => readonly string[]
+
+/** RFC 6761 special-use names whose addresses are fixed: no lookup needed. */
+const isLocalhost = (name: string): boolean => {
+  const n = name.toLowerCase().replace(/\.$/, "")
+  return n === "localhost" || n.endsWith(".localhost")
+}
+
+/**
+ * net.lookup_ip_addr. Literal addresses and localhost names resolve without I/O; any other name
+ * needs `resolve`, which a host supplies to enable DNS:
+ * `defaultBuiltins().with(lookupIpAddr((name) => cache.get(name) ?? []))`.
+ */
+export const lookupIpAddr = (resolve?: HostResolver): BuiltinDef => ({
+  name: "net.lookup_ip_addr",
+  arity: 1,
+  fn: ([a]) => {
+    const name = str(a, 1)
+    const ip = parseIP(name)
+    if (ip !== undefined) return RegoSet.of([formatIP(ip)])
+    if (isLocalhost(name)) return RegoSet.of(["127.0.0.1", "::1"])
+    // Raised even without strict errors, like every builtin this engine does not provide.
+    if (resolve === undefined) throw new BuiltinError("eval_builtin_error", `cannot resolve ${name}: DNS lookups are disabled (a host enables them with a resolver)`, true)
+    const out = new RegoSet()
+    for (const address of resolve(name)) {
+      const parsed = parseIP(address)
+      if (parsed === undefined) throw builtinErr(`the resolver returned ${JSON.stringify(address)} for ${name}, which is not an IP address`)
+      out.add(formatIP(parsed))
+    }
+    return out
+  }
+})
 
 export const net: BuiltinDef[] = [
   {
@@ -288,20 +349,9 @@ export const net: BuiltinDef[] = [
       let xs: Value[]
       if (Array.isArray(a)) xs = a
       else if (a instanceof RegoSet) xs = a.sorted()
-      else throw typeError(1, a, "{array of (string), set of (string)}")
-      return RegoSet.of(merge(xs.map(mergeElement)).map(formatCIDR))
+      else throw builtinErr("operand must be an array")
+      return RegoSet.of(merge(xs.map(mergeElement)))
     }
   },
-  {
-    name: "net.lookup_ip_addr",
-    arity: 1,
-    fn: ([a]) => {
-      const s = str(a, 1)
-      const ip = parseIP(s)
-      if (ip !== undefined) return RegoSet.of([s])
-      if (s === "localhost") return RegoSet.of(["127.0.0.1"])
-      throw builtinErr(`cannot resolve ${s}: DNS lookups are not available in this engine`)
-    }
-  }
+  lookupIpAddr()
 ]
-
