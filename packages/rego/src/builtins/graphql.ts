@@ -93,23 +93,26 @@ const checkSchema = (doc: SchemaDocument): SchemaEntry => {
   }
 }
 
-/** The validated schema of a schema operand (`text` when it was given as GraphQL text). */
-const schemaEntry = (doc: SchemaDocument, text: string | undefined): SchemaEntry => {
-  if (text === undefined) return checkSchema(doc)
-  let entry = schemaCache.get(text)
+/**
+ * The validated schema of a schema operand. Schemas given as GraphQL text are cached by their
+ * text (a parse error is not cached: it is thrown again); `parsed` saves parsing them twice.
+ */
+const validatedSchema = (operand: Value, pos: number, parsed?: SchemaDocument): SchemaEntry => {
+  if (typeof operand !== "string") return checkSchema(parsed ?? schemaOperand(operand, pos))
+  let entry = schemaCache.get(operand)
   if (entry !== undefined) {
-    schemaCache.delete(text)
+    schemaCache.delete(operand)
   } else {
-    entry = checkSchema(doc)
+    entry = checkSchema(parsed ?? schemaFromString(operand))
     if (schemaCache.size >= MAX_CACHED_SCHEMAS) schemaCache.delete(schemaCache.keys().next().value as string)
   }
-  schemaCache.set(text, entry)
+  schemaCache.set(operand, entry)
   return entry
 }
 
 /** Validates the schema, then the query against it; throws the first failure as OPA reports it. */
-const verify = (query: QueryDocument, schemaDoc: SchemaDocument, schemaText: string | undefined): void => {
-  const entry = schemaEntry(schemaDoc, schemaText)
+const verify = (query: QueryDocument, schemaOperandValue: Value, parsedSchema?: SchemaDocument): void => {
+  const entry = validatedSchema(schemaOperandValue, 1, parsedSchema)
   if ("error" in entry) throw builtinError(entry.error)
   let errors: GqlError[]
   try {
@@ -128,7 +131,7 @@ const parseAndVerify = (q: Value, s: Value): [Value, Value] => {
   const query = queryOperand(q, 0)
   const schema = schemaOperand(s, 1)
   const result: [Value, Value] = [encodeQueryDocument(query), encodeSchemaDocument(schema)]
-  verify(query, schema, typeof s === "string" ? s : undefined)
+  verify(query, s, schema)
   return result
 }
 
@@ -156,13 +159,13 @@ export const graphqlBuiltins: BuiltinDef[] = [
     arity: 2,
     fn: ([q, s]) =>
       orElse(() => {
-        verify(queryOperand(q, 0), schemaOperand(s, 1), typeof s === "string" ? s : undefined)
+        verify(queryOperand(q, 0), s)
         return true
       }, false)
   },
   {
     name: "graphql.schema_is_valid",
     arity: 1,
-    fn: ([s]) => orElse(() => !("error" in schemaEntry(schemaOperand(s, 0), typeof s === "string" ? s : undefined)), false)
+    fn: ([s]) => orElse(() => !("error" in validatedSchema(s, 0)), false)
   }
 ]
