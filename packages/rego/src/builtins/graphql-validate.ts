@@ -1,10 +1,11 @@
 // Query validation against a schema, with graphql-js.
 //
-// gqlparser's query validator (which OPA uses) is a port of graphql-js's validation rules with
-// the same messages, so this module converts gqlparser-shaped documents and validated schemas
-// to graphql-js and runs graphql-js's rules, in gqlparser's order and with gqlparser's extra
-// KnownRootType rule. Error positions come from the gqlparser AST, so they match the
-// positions gqlparser reports.
+// gqlparser's query validator (which OPA uses) is a port of graphql-js's validation rules, and
+// gqlparser v2.5 checks itself against graphql-js's own rule tests (its validator/imported
+// suite, with a handful of recorded deviations), messages and positions included. So this
+// module converts gqlparser-shaped documents and validated schemas to graphql-js and runs
+// graphql-js's rules, in gqlparser's order, plus gqlparser's KnownRootType rule. Error
+// positions come from the gqlparser AST, so they are the ones gqlparser reports.
 //
 // graphql-js is loaded on first use: it is a large module that most policies never need.
 
