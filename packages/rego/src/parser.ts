@@ -104,7 +104,9 @@ const isGround = (t: Term): boolean => {
 export class Parser {
   private readonly s: Scanner
   private tok: Token
-  private errors: RegoError[] = []
+  // Plain records while parsing: speculative parses create and drop errors, and an Error is
+  // costly to construct (stack capture). Converted to RegoError once parsing ends.
+  private errors: Array<{ readonly message: string; readonly loc: Loc }> = []
   private wildcard = 0
   private lastEnd = 0
   private skippedNL = false
@@ -168,7 +170,7 @@ export class Parser {
       this.skippedNL = false
     }
     for (;;) {
-      this.s.errors = []
+      if (this.s.errors.length > 0) this.s.errors = []
       const t = this.s.scan(template)
       template = undefined
       this.tok = t
@@ -185,8 +187,12 @@ export class Parser {
     }
   }
 
+  private regoErrors(): RegoError[] {
+    return this.errors.map((e) => new RegoError("rego_parse_error", e.message, { file: e.loc.file, row: e.loc.row, col: e.loc.col }))
+  }
+
   private errorAt(loc: Loc, message: string): void {
-    this.errors.push(new RegoError("rego_parse_error", message, { file: loc.file, row: loc.row, col: loc.col }))
+    this.errors.push({ message, loc })
   }
 
   private illegal(note?: string): void {
@@ -291,7 +297,7 @@ export class Parser {
       }
       break
     }
-    return { stmts, errors: this.errors, comments: this.comments }
+    return { stmts, errors: this.regoErrors(), comments: this.comments }
   }
 
   private parsePackage(): Statement | undefined {
@@ -1559,7 +1565,7 @@ export class Parser {
       body.push(...b)
     }
     if (body.length === 0 && this.errors.length === 0) this.errorAt(this.loc(), "empty query")
-    return { body, errors: this.errors }
+    return { body, errors: this.regoErrors() }
   }
 
   private parseVar(): VarTerm {

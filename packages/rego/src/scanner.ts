@@ -158,8 +158,13 @@ export class Scanner {
     if (template !== undefined) return this.scanTemplate(start, template === "raw")
     const c = this.cur()
     if (c === 32 || c === 9 || c === 10 || c === 13) {
-      this.next()
-      return this.make("whitespace", start, String.fromCharCode(c))
+      // A run of whitespace is one token; its text is "\n" when the run holds a newline.
+      let nl = false
+      for (let d = c; d === 32 || d === 9 || d === 10 || d === 13; d = this.cur()) {
+        if (d === 10) nl = true
+        this.next()
+      }
+      return this.make("whitespace", start, nl ? "\n" : " ")
     }
     if (isLetter(c)) {
       while (this.offset < this.src.length) {

@@ -1,0 +1,217 @@
+#!/usr/bin/env node
+// Micro-benchmark of the @rec/rego engine. Needs a build (`tsc -b packages/rego`).
+//
+//   node bench/rego/run.mjs [--samples 100000] [--json bench/rego/results.json]
+//
+// Measures, in one process and one run:
+// - per-decision latency (p50, p99, mean) of prepared rules, each timed on its own:
+//   a hand-written JS function and a trivial policy (the baselines), OPA's RBAC example from its
+//   policy-performance guide (`rbac.rego`, request in the constant `inp`, like `opa bench`), the
+//   same policy reading `input` with changing requests, and allow-lists of 10 to 10,000 rules
+//   indexed by `input.path == ... ; input.method == ...` (hit in the middle, and miss);
+// - parse + compile time per module (RBAC, a 1,000-rule module, each module of policies/);
+// - memory of a 10 MB data.json held by the engine (in a child process with --expose-gc).
+// Prints a table with ratios against the baselines and writes the numbers as JSON.
+import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { parseArgs } from "node:util"
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+const root = path.resolve(here, "../..")
+const { Rego } = await import(path.join(root, "packages/rego/dist/index.js"))
+const { loadDirectory } = await import(path.join(root, "packages/rego/dist/loader.js"))
+
+const { values } = parseArgs({
+  options: {
+    samples: { type: "string", default: "100000" },
+    json: { type: "string", default: path.join(here, "results.json") },
+    "memory-child": { type: "boolean", default: false }
+  }
+})
+
+// ---------------------------------------------------------------------------------------------
+// Memory child: holds a 10 MB data.json in the engine and reports heap growth.
+
+if (values["memory-child"]) {
+  const gc = globalThis.gc
+  const users = {}
+  let i = 0
+  let text = ""
+  // About 10 MB of JSON: users with roles and attributes, as a policy's data document would hold.
+  while (text.length < 10 * 1024 * 1024) {
+    for (let j = 0; j < 1000; j++, i++) {
+      users[`user-${i}`] = { roles: ["viewer", i % 7 === 0 ? "admin" : "editor"], org: `org-${i % 97}`, level: i % 5, active: i % 3 !== 0 }
+    }
+    text = JSON.stringify({ users })
+  }
+  const bytes = Buffer.byteLength(text)
+  gc()
+  const before = process.memoryUsage().heapUsed
+  const data = JSON.parse(text)
+  text = ""
+  const rego = Rego.compile({ modules: { "m.rego": "package m\nallow if data.users[input.user].level > 2" }, data })
+  const allow = rego.prepareRule("data.m.allow")
+  const ok = allow.evaluate({ user: "user-4" })
+  gc()
+  const after = process.memoryUsage().heapUsed
+  process.stdout.write(JSON.stringify({ bytes, heapBytes: after - before, ok }))
+  process.exit(0)
+}
+
+const samples = Number(values.samples)
+
+/** Times fn once per sample (after a warm-up) and returns percentiles in microseconds. */
+const measure = (fn) => {
+  const warm = Math.min(20000, samples)
+  for (let i = 0; i < warm; i++) fn(i)
+  const ts = new Float64Array(samples)
+  for (let i = 0; i < samples; i++) {
+    const t0 = process.hrtime.bigint()
+    fn(i)
+    ts[i] = Number(process.hrtime.bigint() - t0)
+  }
+  let sum = 0
+  for (const t of ts) sum += t
+  ts.sort()
+  const at = (q) => ts[Math.min(samples - 1, Math.floor(samples * q))] / 1000
+  return { p50: at(0.5), p99: at(0.99), mean: sum / samples / 1000 }
+}
+
+const rbacSource = fs.readFileSync(path.join(here, "rbac.rego"), "utf8")
+const rbacInputSource = rbacSource.replace(/^inp := \{[\s\S]*?^\}\n/m, "inp := input\n")
+
+const rbacData = {
+  bindings: [
+    { user: "alice", roles: ["dev", "test"] },
+    { user: "bob", roles: ["test"] }
+  ],
+  roles: [
+    {
+      name: "dev",
+      permissions: [
+        { resource: "foo123", action: "write" },
+        { resource: "foo123", action: "read" }
+      ]
+    },
+    { name: "test", permissions: [{ resource: "foo123", action: "read" }] }
+  ]
+}
+
+/** The RBAC decision written by hand in JS, over the same data: the floor for any engine. */
+const rbacJS = (inp) => {
+  for (const b of rbacData.bindings) {
+    if (b.user !== inp.subject) continue
+    for (const roleName of b.roles) {
+      for (const role of rbacData.roles) {
+        if (role.name !== roleName) continue
+        for (const p of role.permissions) if (p.resource === inp.resource && p.action === inp.action) return true
+      }
+    }
+  }
+  return false
+}
+
+const requests = [
+  { subject: "bob", resource: "foo123", action: "write" },
+  { subject: "alice", resource: "foo123", action: "write" },
+  { subject: "bob", resource: "foo123", action: "read" },
+  { subject: "carol", resource: "foo123", action: "read" }
+]
+
+const indexedModule = (n) => {
+  let s = "package acl\n\ndefault allow := false\n"
+  for (let i = 0; i < n; i++) s += `\nallow if {\n\tinput.path == "/api/v1/resource/${i}"\n\tinput.method == "${i % 2 === 0 ? "GET" : "POST"}"\n}\n`
+  return s
+}
+
+const compileTime = (modules, reps) => {
+  Rego.compile({ modules })
+  const ts = []
+  for (let i = 0; i < reps; i++) {
+    const t0 = process.hrtime.bigint()
+    Rego.compile({ modules })
+    ts.push(Number(process.hrtime.bigint() - t0) / 1e6)
+  }
+  ts.sort((a, b) => a - b)
+  return ts[Math.floor(ts.length / 2)]
+}
+
+const results = { latency: {}, compile: {}, memory: {} }
+const row = (name, r) => {
+  results.latency[name] = r
+}
+
+// Baselines.
+row("js_function_rbac", measure((i) => rbacJS(requests[i & 3])))
+const trivial = Rego.compile({ modules: { "t.rego": "package t\n\nallow if input.user == \"admin\"\n" } }).prepareRule("data.t.allow")
+row("trivial_policy", measure((i) => trivial.evaluate(i & 1 ? { user: "admin" } : { user: "bob" })))
+
+// OPA's RBAC example, as `opa bench` runs it.
+const rbac = Rego.compile({ modules: { "rbac.rego": rbacSource } }).prepareRule("data.rbac.allow")
+if (rbac.evaluate() !== false) throw new Error("rbac: unexpected decision")
+row("rbac_opa_example", measure(() => rbac.evaluate()))
+
+// The same policy reading the request from input.
+const rbacInput = Rego.compile({ modules: { "rbac.rego": rbacInputSource } }).prepareRule("data.rbac.allow")
+for (const r of requests) if (rbacInput.evaluate(r) !== rbacJS(r)) throw new Error("rbac input: decision differs from the JS function")
+row("rbac_input", measure((i) => rbacInput.evaluate(requests[i & 3])))
+
+// Indexed allow-lists.
+for (const n of [10, 100, 1000, 10000]) {
+  const p = Rego.compile({ modules: { "acl.rego": indexedModule(n) } }).prepareRule("data.acl.allow")
+  const mid = Math.floor(n / 2)
+  const hit = { path: `/api/v1/resource/${mid}`, method: mid % 2 === 0 ? "GET" : "POST" }
+  const miss = { path: "/api/v1/other", method: "GET" }
+  if (p.evaluate(hit) !== true || p.evaluate(miss) !== false) throw new Error("indexed: wrong decision")
+  row(`indexed_${n}_hit`, measure(() => p.evaluate(hit)))
+  row(`indexed_${n}_miss`, measure(() => p.evaluate(miss)))
+}
+
+// Parse + compile per module.
+results.compile.rbac_ms = compileTime({ "rbac.rego": rbacSource }, 200)
+results.compile.indexed_1000_rules_ms = compileTime({ "acl.rego": indexedModule(1000) }, 20)
+const policiesDir = path.join(root, "policies")
+if (fs.existsSync(policiesDir)) {
+  const loaded = loadDirectory(policiesDir, { skipTests: true })
+  const all = compileTime(loaded.modules, 50)
+  results.compile.policies_dir = { modules: loaded.modules.length, total_ms: all, per_module_ms: all / loaded.modules.length }
+}
+
+// Memory of a 10 MB data document.
+const child = spawnSync(process.execPath, ["--expose-gc", fileURLToPath(import.meta.url), "--memory-child"], { encoding: "utf8" })
+if (child.status === 0) {
+  const m = JSON.parse(child.stdout)
+  results.memory = { data_json_bytes: m.bytes, heap_bytes: m.heapBytes, ratio: m.heapBytes / m.bytes }
+} else results.memory = { error: child.stderr.trim().split("\n").at(-1) }
+
+// Report.
+const base = results.latency.trivial_policy.p50
+const js = results.latency.js_function_rbac.p50
+const fmt = (x) => x.toFixed(2).padStart(8)
+console.log(`node ${process.version}, ${os.cpus()[0]?.model ?? "cpu"} (${os.cpus().length} cores), ${samples} samples per row\n`)
+console.log(`${"decision".padEnd(24)} ${"p50 µs".padStart(8)} ${"p99 µs".padStart(8)} ${"mean µs".padStart(8)}  ${"×trivial".padStart(8)} ${"×JS".padStart(8)}`)
+for (const [name, r] of Object.entries(results.latency)) {
+  console.log(`${name.padEnd(24)} ${fmt(r.p50)} ${fmt(r.p99)} ${fmt(r.mean)}  ${fmt(r.p50 / base)} ${fmt(r.p50 / js)}`)
+}
+console.log("\nparse + compile")
+console.log(`  rbac.rego                 ${results.compile.rbac_ms.toFixed(2)} ms`)
+console.log(`  1,000-rule module         ${results.compile.indexed_1000_rules_ms.toFixed(2)} ms`)
+if (results.compile.policies_dir) {
+  const d = results.compile.policies_dir
+  console.log(`  policies/ (${d.modules} modules)   ${d.total_ms.toFixed(2)} ms, ${d.per_module_ms.toFixed(2)} ms per module`)
+}
+if (results.memory.ratio !== undefined) {
+  console.log(`\nmemory: ${(results.memory.data_json_bytes / 1e6).toFixed(1)} MB data.json -> ${(results.memory.heap_bytes / 1e6).toFixed(1)} MB heap (${results.memory.ratio.toFixed(2)}×)`)
+} else console.log(`\nmemory: ${results.memory.error}`)
+
+const out = {
+  date: new Date().toISOString(),
+  machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, memory_gb: Math.round(os.totalmem() / 2 ** 30), platform: `${os.platform()} ${os.release()}` },
+  node: process.version,
+  samples,
+  ...results
+}
+fs.writeFileSync(values.json, JSON.stringify(out, null, 2) + "\n")
