@@ -261,7 +261,9 @@ export const goDate = (year: number, month: number, day: number, hour: number, m
   ;[minute, second] = norm(minute, second, 60)
   ;[hour, minute] = norm(hour, minute, 60)
   ;[day, hour] = norm(day, hour, 24)
-  if (Math.abs(year) > YEAR_LIMIT) throw new GoTimeError("time outside of valid range")
+  // Far outside every representable instant: return one that is still clearly out of range
+  // rather than computing with imprecise day counts.
+  if (Math.abs(year) > YEAR_LIMIT) return { sec: Math.sign(year) * YEAR_LIMIT * 366 * 86400, nsec: 0 }
   const days = daysFromCivil(year, m + 1, 1) + day - 1
   const local = days * 86400 + hour * 3600 + minute * 60 + second
   let offset = offsetAt(zone, local)

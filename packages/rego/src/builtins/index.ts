@@ -7,6 +7,9 @@ import { aws } from "./aws.js"
 import { comparison } from "./comparison.js"
 import { encoding } from "./encoding.js"
 import { globs } from "./glob.js"
+import { globsMatch } from "./globs.js"
+import { jsonSchema } from "./jsonschema.js"
+import { templates } from "./template.js"
 import { graphqlBuiltins } from "./graphql.js"
 import { numbers } from "./numbers.js"
 import { objects } from "./objects.js"
@@ -15,6 +18,7 @@ import { regex } from "./regex.js"
 import { BuiltinRegistry, type BuiltinDef } from "./registry.js"
 import { sets } from "./sets.js"
 import { stringBuiltins } from "./strings.js"
+import { timeBuiltins } from "./time.js"
 import { types } from "./types.js"
 
 export const families: ReadonlyArray<readonly BuiltinDef[]> = [
@@ -27,8 +31,12 @@ export const families: ReadonlyArray<readonly BuiltinDef[]> = [
   stringBuiltins,
   regex,
   globs,
+  globsMatch,
+  jsonSchema,
+  templates,
   types,
   encoding,
+  timeBuiltins,
   graphqlBuiltins,
   aws,
   print
