@@ -147,8 +147,10 @@ export interface Import {
   readonly loc: Loc
 }
 
+/** A `# METADATA` comment block: its YAML, where it starts and the row of its last line. */
 export interface Annotation {
   readonly loc: Loc
+  readonly endRow: number
   readonly raw: Record<string, unknown>
 }
 

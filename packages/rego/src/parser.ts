@@ -1626,7 +1626,7 @@ const parseAnnotations = (comments: Comment[], errors: RegoError[]): Annotation[
     try {
       const raw = (parseYAML(lines.join("\n")) ?? {}) as Record<string, unknown>
       if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new Error("expected METADATA block to be a YAML object")
-      out.push({ loc: c.loc, raw })
+      out.push({ loc: c.loc, endRow: comments[j - 1].loc.row, raw })
     } catch (e) {
       errors.push(new RegoError("rego_parse_error", e instanceof Error ? e.message : String(e), c.loc))
     }

@@ -10,6 +10,7 @@ import { parseModule } from "../parser.js"
 import type { Value } from "../value.js"
 import { CodeGen } from "./codegen.js"
 import { buildIndex } from "./indexing.js"
+import { buildMetadata, type MetadataIndex } from "./metadata.js"
 import type { LExpr, LRule, LTerm } from "./ir.js"
 import { exprVars, termVars, walkExprTerms, walkTerm } from "./ir.js"
 import { type Global, Resolver } from "./resolve.js"
@@ -116,12 +117,13 @@ export const compileModules = (modules: readonly Module[], o: CompileOptions): C
   // Name resolution errors (undefined functions, redeclarations...) are reported on their own,
   // as OPA's earlier stages do; safety errors only when resolution succeeded.
   const safetyErrors: RegoError[] = []
+  const metadata = buildMetadata(sorted)
   const resolved = new Map<RuleNode, Array<{ info: RuleInfo; rule: LRule }>>()
   for (const node of tree.nodes) {
     if (node.rules.length === 0) continue
     const list: Array<{ info: RuleInfo; rule: LRule }> = []
     for (const info of node.rules) {
-      const lrule = resolveRule(info, info.rule, globals.get(info.module) as Map<string, Global>, tree.root, o.builtins, errors, safetyErrors)
+      const lrule = resolveRule(info, info.rule, globals.get(info.module) as Map<string, Global>, tree.root, o.builtins, errors, safetyErrors, metadata)
       info.lrule = lrule
       list.push({ info, rule: lrule })
     }
@@ -148,9 +150,10 @@ const resolveRule = (
   root: RuleNode,
   builtins: BuiltinRegistry,
   errors: RegoError[],
-  safetyErrors: RegoError[]
+  safetyErrors: RegoError[],
+  metadata: MetadataIndex
 ): LRule => {
-  const r = new Resolver({ builtins, root, globals, errors })
+  const r = new Resolver({ builtins, root, globals, errors, metadata: { rule: () => metadata.rule(info.rule), chain: () => metadata.chain(info.rule, info.module) } })
   const res = r.rule(rule, info.suffix)
   const names = r.slotNames()
   const argVars = new Set<number>()
@@ -181,7 +184,7 @@ const resolveRule = (
     body,
     isDefault: rule.default,
     loc: rule.loc,
-    else: rule.else !== undefined ? resolveRule(info, rule.else, globals, root, builtins, errors, safetyErrors) : undefined,
+    else: rule.else !== undefined ? resolveRule(info, rule.else, globals, root, builtins, errors, safetyErrors, metadata) : undefined,
     names
   }
 }

@@ -32,7 +32,11 @@ export interface ResolverOptions {
   readonly root: RuleNode
   readonly globals: ReadonlyMap<string, Global>
   readonly errors: RegoError[]
+  /** Values of `rego.metadata.rule()` / `rego.metadata.chain()` for the rule being resolved. */
+  readonly metadata?: { readonly rule: () => Value; readonly chain: () => Value }
 }
+
+const METADATA_CALLS = new Set(["rego.metadata.rule", "rego.metadata.chain"])
 
 /** Resolves one rule (with its else chain) or one query into the intermediate form. */
 export class Resolver {
@@ -292,8 +296,29 @@ export class Resolver {
     return this.term(t)
   }
 
+  /** `rego.metadata.rule()` and `rego.metadata.chain()` are constants of the calling rule. */
+  private metadataCall(op: RefTerm, nargs: number, loc: Loc): LTerm | undefined {
+    const name = refName(op)
+    if (name === undefined || !METADATA_CALLS.has(name)) return undefined
+    const head = op.terms[0]
+    if (head.type === "var" && (this.lookup(head.name) !== undefined || this.o.globals.has(head.name))) return undefined
+    if (nargs > 1) {
+      this.err("rego_type_error", `${name}: arity mismatch`, loc)
+      return { t: "const", v: null }
+    }
+    const md = this.o.metadata
+    if (name === "rego.metadata.rule") return { t: "const", v: md === undefined ? {} : md.rule() }
+    return { t: "const", v: md === undefined ? [] : md.chain() }
+  }
+
   private callExpr(e: Expr, op: RefTerm, args: readonly Term[]): LExpr | undefined {
     const loc = e.loc
+    const md = this.metadataCall(op, args.length, loc)
+    if (md !== undefined) {
+      const withs = this.withs(e)
+      if (args.length === 0) return { e: { k: "term", term: md }, negated: e.negated, with: withs, loc }
+      return { e: { k: "unify", a: this.term(args[0]), b: md }, negated: e.negated, with: withs, loc }
+    }
     const name = refName(op)
     if (name === "assign") {
       if (e.negated) {
@@ -589,6 +614,10 @@ export class Resolver {
         return { t: "comp", kind: "object", head, value, body, loc: t.loc }
       }
       case "call": {
+        if (t.args.length === 0) {
+          const md = this.metadataCall(t.op, 0, t.loc)
+          if (md !== undefined) return md
+        }
         const callee = this.callee(t.op, t.loc, t.args.length)
         const args = t.args.map((a) => this.term(a))
         if (callee === undefined) return { t: "const", v: null }
