@@ -5,10 +5,12 @@ import { aggregates } from "./aggregates.js"
 import { arrays } from "./arrays.js"
 import { aws } from "./aws.js"
 import { comparison } from "./comparison.js"
+import { cryptoBuiltins } from "./crypto.js"
 import { encoding } from "./encoding.js"
 import { globs } from "./glob.js"
 import { globsMatch } from "./globs.js"
 import { jsonSchema } from "./jsonschema.js"
+import { jwt } from "./jwt.js"
 import { templates } from "./template.js"
 import { graphqlBuiltins } from "./graphql.js"
 import { numbers } from "./numbers.js"
@@ -39,6 +41,8 @@ export const families: ReadonlyArray<readonly BuiltinDef[]> = [
   timeBuiltins,
   graphqlBuiltins,
   aws,
+  jwt,
+  cryptoBuiltins,
   print
 ]
 
