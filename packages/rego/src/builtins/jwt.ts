@@ -137,12 +137,17 @@ const headerValid = (h: Header): boolean => h.alg !== "" && !h.unknown.some((u) 
  * OPA's getKeysFromCertOrJWK: the public key of a PEM certificate or PEM public key, or the
  * keys of a JWK / JWK set (keys naming an algorithm OPA does not know are dropped).
  */
-const keysFromCertOrJWK = (text: string, ctx: BuiltinContext): JoseKey[] => {
-  const cacheKey = "io.jwt.keys\u0000" + text
-  const cached = ctx.cache.get(cacheKey)
-  if (cached !== undefined) return cached as JoseKey[]
-  const keys = parseKeys(text)
-  ctx.cache.set(cacheKey, keys)
+/** Parsed keys by their text. Parsing is pure and KeyObjects are immutable, so evaluations share them. */
+const keyCache = new Map<string, JoseKey[]>()
+const KEY_CACHE_SIZE = 64
+
+const keysFromCertOrJWK = (text: string): JoseKey[] => {
+  let keys = keyCache.get(text)
+  if (keys === undefined) {
+    keys = parseKeys(text)
+    if (keyCache.size >= KEY_CACHE_SIZE) keyCache.delete(keyCache.keys().next().value as string)
+    keyCache.set(text, keys)
+  }
   return keys
 }
 
@@ -212,9 +217,9 @@ const eddsaVerifier: Verifier = (key, input, sig) => {
   return k !== undefined && crypto.verify(null, input, k, sig)
 }
 
-const verifyWithKeys = (args: Value[], ctx: BuiltinContext, verify: Verifier): boolean => {
+const verifyWithKeys = (args: Value[], verify: Verifier): boolean => {
   const t = splitToken(args[0])
-  const keys = keysFromCertOrJWK(str(args[1], 2), ctx)
+  const keys = keysFromCertOrJWK(str(args[1], 2))
   const sig = decodeSignature(t)
   const header = parseHeader(decodeHeader(t))
   const input = signingInput(t)
@@ -271,7 +276,7 @@ const parseConstraints = (o: RegoObject, ctx: BuiltinContext): Constraints => {
     switch (k) {
       case "cert":
         if (typeof v !== "string") throw builtinErr("cert constraint: must be a string")
-        c.keys = keysFromCertOrJWK(v, ctx)
+        c.keys = keysFromCertOrJWK(v)
         break
       case "secret":
       case "alg":
@@ -401,11 +406,12 @@ const encodeSign = (header: string, payload: string, jwk: string): string => {
 
 // ---------------------------------------------------------------------------------------------
 
-const verifier = (name: string, verify: Verifier): BuiltinDef => ({ name, arity: 2, fn: (args, ctx) => verifyWithKeys(args, ctx, verify) })
+const verifier = (name: string, verify: Verifier): BuiltinDef => ({ name, arity: 2, fn: (args) => verifyWithKeys(args, verify) })
 
 export const jwt: BuiltinDef[] = [
   { name: "io.jwt.decode", arity: 1, fn: ([a]) => decode(a) },
-  { name: "io.jwt.decode_verify", arity: 2, fn: decodeVerify },
+  // Reads the clock when no time constraint is given (OPA marks it non-deterministic).
+  { name: "io.jwt.decode_verify", arity: 2, nondeterministic: true, fn: decodeVerify },
   verifier("io.jwt.verify_rs256", rsaVerifier("sha256", false)),
   verifier("io.jwt.verify_rs384", rsaVerifier("sha384", false)),
   verifier("io.jwt.verify_rs512", rsaVerifier("sha512", false)),
