@@ -1,6 +1,6 @@
 // crypto.*: digests, HMACs, and X.509 certificates, certificate requests and private keys.
 // Semantics follow OPA's topdown/crypto.go; the documents returned for certificates and keys
-// are the JSON forms of Go's crypto types (see x509.ts).
+// are the JSON forms of Go's crypto types (see x509/json.ts).
 
 import * as crypto from "node:crypto"
 import { type Value, normBig, objectEach, RegoSet } from "../value.js"
