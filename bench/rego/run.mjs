@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Micro-benchmark of the @rec/rego engine. Needs a build (`tsc -b packages/rego`).
 //
-//   node bench/rego/run.mjs [--samples 100000] [--json bench/rego/results.json]
+//   node bench/rego/run.mjs [--samples 30000] [--json bench/rego/results.json]
 //
 // Measures, in one process and one run:
 // - per-decision latency (p50, p99, mean) of prepared rules, each timed on its own:
@@ -9,7 +9,9 @@
 //   policy-performance guide (`rbac.rego`, request in the constant `inp`, like `opa bench`), the
 //   same policy reading `input` with changing requests, and allow-lists of 10 to 10,000 rules
 //   indexed by `input.path == ... ; input.method == ...` (hit in the middle, and miss);
-// - parse + compile time per module (RBAC, a 1,000-rule module, each module of policies/);
+// - the platform's policies/ as the policy service asks them (allow, reason, filters), mixed requests;
+// - parse + compile time per module (RBAC, a 1,000-rule module, each module of policies/) and the
+//   load of the whole policies/ tree;
 // - memory of a 10 MB data.json held by the engine (in a child process with --expose-gc).
 // Prints a table with ratios against the baselines and writes the numbers as JSON.
 import { spawnSync } from "node:child_process"
@@ -26,7 +28,7 @@ const { loadDirectory } = await import(path.join(root, "packages/rego/dist/loade
 
 const { values } = parseArgs({
   options: {
-    samples: { type: "string", default: "100000" },
+    samples: { type: "string", default: "30000" },
     json: { type: "string", default: path.join(here, "results.json") },
     "memory-child": { type: "boolean", default: false }
   }
@@ -170,14 +172,64 @@ for (const n of [10, 100, 1000, 10000]) {
   row(`indexed_${n}_miss`, measure(() => p.evaluate(miss)))
 }
 
-// Parse + compile per module.
-results.compile.rbac_ms = compileTime({ "rbac.rego": rbacSource }, 200)
-results.compile.indexed_1000_rules_ms = compileTime({ "acl.rego": indexedModule(1000) }, 20)
+// The platform's own policies (policies/), as the policy service asks them: allow and reason
+// (and filters for row filters) per request, over a mix of subjects, resources and actions.
 const policiesDir = path.join(root, "policies")
 if (fs.existsSync(policiesDir)) {
   const loaded = loadDirectory(policiesDir, { skipTests: true })
-  const all = compileTime(loaded.modules, 50)
-  results.compile.policies_dir = { modules: loaded.modules.length, total_ms: all, per_module_ms: all / loaded.modules.length }
+  const rego = Rego.compile(loaded)
+  const user = (groups, scopes, orgs = ["org-1"]) => ({ id: "u-1", type: "user", groups, scopes, organizations: orgs, claims: {} })
+  const service = (scopes) => ({ id: "svc-1", type: "service", groups: [], scopes, organizations: [], claims: {} })
+  const req = (subject, type, id, action, attributes = {}, context = {}) => ({ subject, resource: { type, id, attributes }, action: { name: action, context } })
+  const cases = [
+    ["rec.dataset.access", req(null, "dataset", "ds-1", "read", { access_level: "open" })],
+    ["rec.dataset.access", req(user(["editors"], ["dataset.query"]), "dataset", "ds-1", "write", { access_level: "internal" })],
+    ["rec.dataset.access", req(user(["viewers"], []), "dataset", "ds-1", "read", { access_level: "restricted" })],
+    ["rec.dataset.row_filter", req(user(["viewers"], ["dataset.query"], ["org-1", "org-2"]), "dataset", "ds-1", "filters", { access_level: "internal" })],
+    ["rec.dataset.row_filter", req(service(["dataset.admin"]), "dataset", "ds-1", "filters", { access_level: "restricted" })],
+    ["rec.dt.access", req(user(["viewers"], ["dt.read"]), "dt", "dt-1", "read")],
+    ["rec.dt.access", req(user(["editors"], ["dt.simulate"]), "dt", "dt-1", "emit_event", {}, { event_type: "simulation", simulation_state: "running" })],
+    ["rec.pipeline.state", req(user(["managers"], ["pipeline.execute"]), "pipeline", "p-1", "transition", {}, { from_state: "pending", to_state: "started" })],
+    ["rec.pipeline.state", req(null, "pipeline", "p-1", "read")],
+    ["rec.userdata.access", req(user(["viewers"], ["userdata.read"]), "userdata", "dash-1", "read", { resource_type: "dashboard", owner_id: "u-1" })],
+    ["rec.userdata.access", req(user(["viewers"], ["userdata.write"]), "userdata", "dash-1", "write", { resource_type: "dashboard", owner_id: "alice" })],
+    ["rec.mqtt.acl", req(user(["viewers"], []), "topic", "rec/telemetry/meter/m-1/readings", "subscribe", { clientid: "c-1" })],
+    ["rec.mqtt.acl", req(user(["viewers"], []), "topic", "rec/telemetry/#", "subscribe", { clientid: "c-1" })],
+    ["rec.mqtt.acl", req(user(["admins"], []), "topic", "rec/commands/meter/m-1", "publish", { clientid: "c-1" })]
+  ]
+  const prepared = cases.map(([pkg, input]) => {
+    const rules = ["allow", "reason", ...(pkg.endsWith("row_filter") ? ["filters"] : [])].map((r) => rego.prepareRule(`data.${pkg}.${r}`))
+    for (const r of rules) if (r.evaluate(input) === undefined) throw new Error(`policies: data.${pkg}.${r.path.at(-1)} is undefined`)
+    return { rules, input }
+  })
+  row("policies_decision", measure((i) => {
+    const p = prepared[i % prepared.length]
+    for (const r of p.rules) r.evaluate(p.input)
+  }))
+}
+
+// Parse + compile per module.
+results.compile.rbac_ms = compileTime({ "rbac.rego": rbacSource }, 200)
+results.compile.indexed_1000_rules_ms = compileTime({ "acl.rego": indexedModule(1000) }, 20)
+if (fs.existsSync(policiesDir)) {
+  const loaded = loadDirectory(policiesDir, { skipTests: true })
+  // Each module with the shared library it imports (policies/common), minus the library alone.
+  const common = loaded.modules.filter((m) => m.file.startsWith("common/"))
+  const commonMs = compileTime(common, 50)
+  results.compile.policies_common_ms = commonMs
+  results.compile.policies_modules = Object.fromEntries(
+    loaded.modules.filter((m) => !m.file.startsWith("common/")).map((m) => [m.file, compileTime([...common, m], 50) - commonMs])
+  )
+  // Loading the whole tree: reading the files, parsing and compiling every module with its data.
+  const ts = []
+  for (let i = 0; i < 20; i++) {
+    const t0 = process.hrtime.bigint()
+    Rego.compile(loadDirectory(policiesDir, { skipTests: true }))
+    ts.push(Number(process.hrtime.bigint() - t0) / 1e6)
+  }
+  ts.sort((a, b) => a - b)
+  results.compile.policies_tree_ms = ts[10]
+  results.compile.policies_tree_modules = loaded.modules.length
 }
 
 // Memory of a 10 MB data document.
@@ -199,9 +251,10 @@ for (const [name, r] of Object.entries(results.latency)) {
 console.log("\nparse + compile")
 console.log(`  rbac.rego                 ${results.compile.rbac_ms.toFixed(2)} ms`)
 console.log(`  1,000-rule module         ${results.compile.indexed_1000_rules_ms.toFixed(2)} ms`)
-if (results.compile.policies_dir) {
-  const d = results.compile.policies_dir
-  console.log(`  policies/ (${d.modules} modules)   ${d.total_ms.toFixed(2)} ms, ${d.per_module_ms.toFixed(2)} ms per module`)
+if (results.compile.policies_modules) {
+  console.log(`  policies/common/ (alone)          ${results.compile.policies_common_ms.toFixed(2)} ms`)
+  for (const [file, ms] of Object.entries(results.compile.policies_modules)) console.log(`  policies/${file.padEnd(25)} ${ms.toFixed(2)} ms`)
+  console.log(`  policies/ tree (${results.compile.policies_tree_modules} modules, read + parse + compile)  ${results.compile.policies_tree_ms.toFixed(2)} ms`)
 }
 if (results.memory.ratio !== undefined) {
   console.log(`\nmemory: ${(results.memory.data_json_bytes / 1e6).toFixed(1)} MB data.json -> ${(results.memory.heap_bytes / 1e6).toFixed(1)} MB heap (${results.memory.ratio.toFixed(2)}×)`)

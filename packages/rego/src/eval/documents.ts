@@ -8,6 +8,21 @@ import { type Value, equals, hashKey, ObjectBuilder, RegoSet, compare, objectEac
 import { type Cached, type Cont, Ctx, type Frame, type Overlay, UNDEF, type VCont } from "./context.js"
 import { getDataKey, getKey, iterate } from "./navigate.js"
 
+// Function results are memoised per evaluation. Scalars key the memo by value; composite
+// arguments by identity (values are never mutated during an evaluation), so that calling
+// `f(rule)` over the objects of a large data document does not serialise each object per call.
+// Equal composites built separately miss the memo and are simply computed again.
+const identities = new WeakMap<object, number>()
+let nextIdentity = 0
+
+const memoKey = (v: Value): string => {
+  if (typeof v === "string") return JSON.stringify(v)
+  if (typeof v !== "object" || v === null) return hashKey(v)
+  let id = identities.get(v)
+  if (id === undefined) identities.set(v, (id = nextIdentity++))
+  return "@" + id
+}
+
 /** One compiled rule definition (one branch of an else chain). */
 export interface CRule {
   readonly nslots: number
@@ -237,7 +252,8 @@ export class Runtime {
       if (fc === undefined) fc = c.fnCache = new Map()
       memo = fc.get(g.id)
       if (memo === undefined) fc.set(g.id, (memo = new Map()))
-      key = args.length === 1 ? hashKey(args[0]) : hashKey(args)
+      const a0 = args[0]
+      key = args.length === 1 ? (typeof a0 === "string" ? "s" + a0 : memoKey(a0)) : args.map(memoKey).join("|")
       const hit = memo.get(key)
       if (hit !== undefined) return hit === UNDEF ? undefined : hit
     }
