@@ -10,13 +10,20 @@ import { encoding } from "./encoding.js"
 import { globs } from "./glob.js"
 import { globsMatch } from "./globs.js"
 import { jsonSchema } from "./jsonschema.js"
-import { jwt } from "./jwt.js"
 import { templates } from "./template.js"
+import { jwt } from "./jwt.js"
 import { graphqlBuiltins } from "./graphql.js"
 import { numbers } from "./numbers.js"
 import { objects } from "./objects.js"
 import { print } from "./print.js"
 import { regex } from "./regex.js"
+import { bits } from "./bits.js"
+import { graph } from "./graph.js"
+import { net } from "./net.js"
+import { runtime } from "./runtime.js"
+import { semver } from "./semver.js"
+import { units } from "./units.js"
+import { uuid } from "./uuid.js"
 import { BuiltinRegistry, type BuiltinDef } from "./registry.js"
 import { sets } from "./sets.js"
 import { stringBuiltins } from "./strings.js"
@@ -39,6 +46,13 @@ export const families: ReadonlyArray<readonly BuiltinDef[]> = [
   types,
   encoding,
   timeBuiltins,
+  units,
+  bits,
+  semver,
+  uuid,
+  runtime,
+  net,
+  graph,
   graphqlBuiltins,
   aws,
   jwt,
