@@ -17,6 +17,7 @@ import { numbers } from "./numbers.js"
 import { objects } from "./objects.js"
 import { print } from "./print.js"
 import { regex } from "./regex.js"
+import { regoBuiltins } from "./rego.js"
 import { bits } from "./bits.js"
 import { graph } from "./graph.js"
 import { net } from "./net.js"
@@ -53,6 +54,7 @@ export const families: ReadonlyArray<readonly BuiltinDef[]> = [
   runtime,
   net,
   graph,
+  regoBuiltins,
   graphqlBuiltins,
   aws,
   jwt,
