@@ -23,7 +23,7 @@ import {
   objectSize,
   RegoSet
 } from "../value.js"
-import type { Callee, LComp, LExpr, LRule, LTerm, LWith } from "./ir.js"
+import { type Callee, type LComp, type LExpr, type LRule, type LTerm, type LWith, walkExprTerms, walkTerm } from "./ir.js"
 import { outputVarsForExpr } from "./safety.js"
 import type { RuleInfo, RuleNode } from "./tree.js"
 
@@ -60,6 +60,26 @@ class Unit {
   slot(): number {
     return this.nslots++
   }
+}
+
+/** Whether a rule (with its else branches) calls user functions or contains comprehensions. */
+const fansOut = (rule: LRule): boolean => {
+  let found = false
+  const visit = (t: LTerm): void => {
+    if (t.t === "comp" || (t.t === "call" && t.fn.kind === "func")) found = true
+  }
+  const terms = [...(rule.args ?? []), ...rule.suffix, ...(rule.key !== undefined ? [rule.key] : []), ...(rule.value !== undefined ? [rule.value] : [])]
+  for (const t of terms) walkTerm(t, visit, true)
+  const visitBody = (body: readonly LExpr[]): void => {
+    for (const e of body) {
+      if (e.e.k === "call" && e.e.fn.kind === "func") found = true
+      if (e.e.k === "every") visitBody(e.e.body)
+      walkExprTerms(e, visit, true)
+      for (const w of e.with) if (w.fnValue !== undefined) found = true
+    }
+  }
+  visitBody(rule.body)
+  return found || (rule.else !== undefined && fansOut(rule.else))
 }
 
 export class CodeGen {
@@ -899,6 +919,10 @@ export class CodeGen {
     }
     g.allConst =
       consts.length > 0 && consts.every((v) => v !== undefined) && consts.every((v) => equals(v as Value, consts[0] as Value))
+    // Memoising a function only pays when a call can fan out into more calls: a function that
+    // calls user functions or builds comprehensions. A leaf function costs less to run again
+    // than to key, look up and store its result.
+    if (node.kind === "function") g.memo = lrules.some(({ rule }) => fansOut(rule))
   }
 
   private compileRule(node: RuleNode, info: RuleInfo, rule: LRule): CRule {

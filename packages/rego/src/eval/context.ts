@@ -103,8 +103,8 @@ export type Mock = { readonly value: Value } | { readonly fn: Callee }
 export class Ctx {
   /** Cached documents of rule nodes, by node id (see UNDEF). */
   cache: Cached[] | undefined = undefined
-  /** Memoised function results, by node id then argument hash. */
-  fnCache: Map<number, Map<string, Cached>> | undefined = undefined
+  /** Memoised function results, by group id: nested maps keyed by the arguments (see Runtime.call). */
+  fnCache: Map<number, Map<unknown, unknown>> | undefined = undefined
   /** Generic documents built (by node id). */
   docCache: Map<number, Value> | undefined = undefined
 

@@ -8,21 +8,6 @@ import { type Value, equals, hashKey, ObjectBuilder, RegoSet, compare, objectEac
 import { type Cached, type Cont, Ctx, type Frame, type Overlay, UNDEF, type VCont } from "./context.js"
 import { getDataKey, getKey, iterate } from "./navigate.js"
 
-// Function results are memoised per evaluation. Scalars key the memo by value; composite
-// arguments by identity (values are never mutated during an evaluation), so that calling
-// `f(rule)` over the objects of a large data document does not serialise each object per call.
-// Equal composites built separately miss the memo and are simply computed again.
-const identities = new WeakMap<object, number>()
-let nextIdentity = 0
-
-const memoKey = (v: Value): string => {
-  if (typeof v === "string") return JSON.stringify(v)
-  if (typeof v !== "object" || v === null) return hashKey(v)
-  let id = identities.get(v)
-  if (id === undefined) identities.set(v, (id = nextIdentity++))
-  return "@" + id
-}
-
 /** One compiled rule definition (one branch of an else chain). */
 export interface CRule {
   readonly nslots: number
@@ -47,6 +32,8 @@ export class Group {
   /** Every rule yields the same constant: stop at the first success. */
   allConst = false
   index: RuleIndex | undefined = undefined
+  /** Functions: memoise results per evaluation (see CodeGen.compileGroup). */
+  memo = true
   constructor(
     readonly node: RuleNode,
     /** Index into per-query caches. */
@@ -244,17 +231,26 @@ export class Runtime {
   }
 
   /** Calls a function group with evaluated arguments (memoised per query scope). */
+  // Function results are memoised per evaluation, in nested maps keyed by the arguments: scalars
+  // by value (numbers are normalised, so one value has one representation), composites by
+  // identity (values are never mutated during an evaluation). Calling `f(rule)` over the objects
+  // of a large data document thus costs a map lookup, not a serialisation per call; equal
+  // composites built separately miss the memo and are simply computed again.
   call(c: Ctx, g: Group, args: Value[]): Value | undefined {
-    let memo: Map<string, Cached> | undefined
-    let key = ""
-    if (args.length > 0) {
+    const n = args.length
+    let memo: Map<unknown, unknown> | undefined
+    if (g.memo && n > 0) {
       let fc = c.fnCache
       if (fc === undefined) fc = c.fnCache = new Map()
       memo = fc.get(g.id)
       if (memo === undefined) fc.set(g.id, (memo = new Map()))
-      const a0 = args[0]
-      key = args.length === 1 ? (typeof a0 === "string" ? "s" + a0 : memoKey(a0)) : args.map(memoKey).join("|")
-      const hit = memo.get(key)
+      for (let i = 0; i < n - 1; i++) {
+        const k = args[i]
+        let next = memo.get(k) as Map<unknown, unknown> | undefined
+        if (next === undefined) memo.set(k, (next = new Map()))
+        memo = next
+      }
+      const hit = memo.get(args[n - 1]) as Cached
       if (hit !== undefined) return hit === UNDEF ? undefined : hit
     }
     const sink = new ValueSink("functions must not produce multiple outputs for same inputs", g.node.rules[0].rule.loc)
@@ -268,7 +264,7 @@ export class Runtime {
       this.runChain(c, g.defaultRule, sink)
       v = sink.value
     }
-    if (memo !== undefined) memo.set(key, v === undefined ? UNDEF : v)
+    if (memo !== undefined) memo.set(args[n - 1], v === undefined ? UNDEF : v)
     return v
   }
 
