@@ -1,8 +1,9 @@
 /**
  * The decision cache: an LRU map with a time-to-live per entry.
  *
- * **Key.** A decision depends only on the package and the input, so the key is the SHA-256 of
- * the package and the *stable* part of the input, serialised with sorted keys. Left out:
+ * **Key.** A decision depends only on the package and the input, so the key is made of the
+ * package and the *stable* part of the input, serialised with sorted keys (the subject as a
+ * SHA-256 digest). Left out:
  * - the parts of a token that change with every token of the same subject: `exp`, `iat`, `nbf`,
  *   `jti`, `auth_time`, the session ids and hashes (`volatileClaims`); the raw token itself is
  *   never part of an input;
@@ -70,9 +71,38 @@ export const stableInput = (input: unknown): string =>
         : stableStringify(v, key === "environment" ? volatileEnvironment : undefined))
     : stableStringify(input)
 
-/** The cache key of a decision. */
-export const keyOf = (pkg: string, input: unknown): string =>
-  createHash("sha256").update(pkg).update("\u0000").update(stableInput(input)).digest("base64url")
+/**
+ * Subjects are the large part of an input (every claim of the token) and the same object comes
+ * back for every request with the same token (`PolicyInput.subjectOf` is memoised per verified
+ * subject), so the digest of a subject is computed once per subject object.
+ */
+const subjectDigests = new WeakMap<object, string>()
+
+const subjectDigest = (subject: unknown): string => {
+  if (!isRecord(subject)) return stableStringify(subject)
+  let digest = subjectDigests.get(subject)
+  if (digest === undefined) {
+    digest = createHash("sha256").update(stableSubject(subject)).digest("base64url")
+    subjectDigests.set(subject, digest)
+  }
+  return digest
+}
+
+const subjectKey: ReadonlySet<string> = new Set(["subject"])
+
+/**
+ * The cache key of a decision: the package, the digest of the stable subject, and the rest of
+ * the stable input (small: resource, action, environment) as it is.
+ */
+export const keyOf = (pkg: string, input: unknown): string => {
+  if (!isRecord(input)) return `${pkg}\u0000${stableStringify(input)}`
+  const rest = sortedObject(
+    input,
+    (key, v) => stableStringify(v, key === "environment" ? volatileEnvironment : undefined),
+    subjectKey
+  )
+  return `${pkg}\u0000${subjectDigest(input.subject)}\u0000${rest}`
+}
 
 export interface CacheOptions {
   readonly enabled: boolean

@@ -54,8 +54,23 @@ export const PolicyInput = Schema.Struct({
 }).pipe(Schema.annotations({ identifier: "PolicyInput" }))
 export type PolicyInput = typeof PolicyInput.Type
 
-/** The policy subject of an authenticated caller: plain JSON, as the Rego engine expects. */
-export const subjectOf = (subject: Subject): PolicySubject => ({
+/**
+ * The policy subject of an authenticated caller: plain JSON, as the Rego engine expects.
+ * Memoised per `Subject` object (a verified token's subject is reused while the token is
+ * cached), which also lets the decision cache digest it once.
+ */
+export const subjectOf = (subject: Subject): PolicySubject => {
+  let policySubject = memo.get(subject)
+  if (policySubject === undefined) {
+    policySubject = toPolicySubject(subject)
+    memo.set(subject, policySubject)
+  }
+  return policySubject
+}
+
+const memo = new WeakMap<Subject, PolicySubject>()
+
+const toPolicySubject = (subject: Subject): PolicySubject => ({
   id: subject.id,
   type: subject.type,
   groups: subject.groups,

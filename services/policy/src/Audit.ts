@@ -1,6 +1,6 @@
 /**
- * The audit trail: one structured log record per decision, written whatever `LOG_LEVEL` says
- * (turn it off with `POLICY_AUDIT_ENABLED=false`).
+ * The audit trail: one structured record per decision, a JSON line on stdout in the platform's
+ * log format, written whatever `LOG_LEVEL` says (turn it off with `POLICY_AUDIT_ENABLED=false`):
  *
  * ```json
  * {"time":"…","level":"INFO","service":"policy","message":"policy_decision","request_id":"…",
@@ -12,13 +12,65 @@
  *
  * Never recorded: tokens, claims, the input's attributes or context (they may carry personal
  * data); the subject is its id and type only. Failed evaluations are `policy_error` records at
- * level ERROR with the same identifying fields and the error message.
+ * level ERROR with the same identifying fields and the error; rule queries over RPC are
+ * `policy_evaluation` records.
+ *
+ * Records are written directly rather than through Effect's logger: a decision is the hot path
+ * and the logger's annotation machinery costs more than the rest of a cached decision. Tests
+ * replace the `AuditSink`.
  */
 import type { Decision, PolicyInput } from "@rec/policy"
+import { RequestContext } from "@rec/platform"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Logger from "effect/Logger"
-import * as LogLevel from "effect/LogLevel"
 import * as Config from "./Config.js"
+
+export interface AuditRecord {
+  readonly level: "INFO" | "ERROR"
+  readonly message: "policy_decision" | "policy_evaluation" | "policy_error"
+  readonly request_id: string | undefined
+  readonly user_id: string | undefined
+  readonly fields: Readonly<Record<string, unknown>>
+}
+
+/** One JSON line in the platform's log format. */
+export const format = (record: AuditRecord): string => {
+  const line: Record<string, unknown> = {
+    time: new Date().toISOString(),
+    level: record.level,
+    service: Config.Service.name,
+    message: record.message
+  }
+  if (record.request_id !== undefined) line.request_id = record.request_id
+  if (record.user_id !== undefined) line.user_id = record.user_id
+  return JSON.stringify({ ...line, ...record.fields }) + "\n"
+}
+
+/**
+ * Lines written within one turn of the event loop leave in one write (a write per decision is a
+ * system call per decision). What is pending is written synchronously when the process exits.
+ */
+export const stdoutWriter = (): { readonly write: (record: AuditRecord) => void } => {
+  let pending: Array<string> = []
+  const flush = () => {
+    if (pending.length === 0) return
+    const chunk = pending.join("")
+    pending = []
+    process.stdout.write(chunk)
+  }
+  process.once("exit", flush)
+  return {
+    write: (record) => {
+      if (pending.length === 0) setImmediate(flush)
+      pending.push(format(record))
+    }
+  }
+}
+
+/** Where audit records go. The default writes JSON lines to stdout. */
+export class AuditSink extends Context.Reference<AuditSink>()("@rec/policy-service/AuditSink", {
+  defaultValue: stdoutWriter
+}) {}
 
 export interface DecisionContext {
   /** The calling service (`X-Source-Service`, the RPC caller, `mosquitto`), if known. */
@@ -46,37 +98,37 @@ const identify = (context: DecisionContext) => {
 export class Audit extends Effect.Service<Audit>()("@rec/policy-service/Audit", {
   effect: Effect.gen(function*() {
     const { audit } = yield* Config.settings
-    const write = <A, E, R>(effect: Effect.Effect<A, E, R>) => Logger.withMinimumLogLevel(effect, LogLevel.Info)
+    const sink = yield* AuditSink
+
+    const write = (
+      level: AuditRecord["level"],
+      message: AuditRecord["message"],
+      fields: Record<string, unknown>
+    ): Effect.Effect<void> =>
+      audit
+        ? Effect.map(RequestContext.CurrentRequest, (request) =>
+          sink.write({
+            level,
+            message,
+            request_id: request.requestId === "" ? undefined : request.requestId,
+            user_id: request.userId,
+            fields
+          }))
+        : Effect.void
 
     const decision = (context: DecisionContext, result: Decision.Decision): Effect.Effect<void> =>
-      audit
-        ? write(
-          Effect.logInfo("policy_decision").pipe(
-            Effect.annotateLogs({
-              ...identify(context),
-              allowed: result.allowed,
-              reason: result.reason,
-              cached: result.cached
-            })
-          )
-        )
-        : Effect.void
-
-    const failure = (context: DecisionContext, error: Decision.DecisionError): Effect.Effect<void> =>
-      audit
-        ? write(
-          Effect.logError("policy_error").pipe(
-            Effect.annotateLogs({ ...identify(context), error: error._tag, error_message: error.message })
-          )
-        )
-        : Effect.void
+      write("INFO", "policy_decision", {
+        ...identify(context),
+        allowed: result.allowed,
+        reason: result.reason,
+        cached: result.cached
+      })
 
     const evaluation = (context: DecisionContext, rule: string, defined: boolean): Effect.Effect<void> =>
-      audit
-        ? write(
-          Effect.logInfo("policy_evaluation").pipe(Effect.annotateLogs({ ...identify(context), rule, defined }))
-        )
-        : Effect.void
+      write("INFO", "policy_evaluation", { ...identify(context), rule, defined })
+
+    const failure = (context: DecisionContext, error: Decision.DecisionError): Effect.Effect<void> =>
+      write("ERROR", "policy_error", { ...identify(context), error: error._tag, error_message: error.message })
 
     return { decision, evaluation, failure, enabled: audit } as const
   })

@@ -20,6 +20,11 @@ export interface ServiceSettings {
   readonly allowAnonymous: boolean
   /** One audit log record per decision. */
   readonly audit: boolean
+  /**
+   * The kit's access log line per request. Every decision already has its audit record; at high
+   * request rates turning the access log off saves a log line per request.
+   */
+  readonly accessLog: boolean
   /** Request bodies above this size are refused with 413. */
   readonly maxBodyBytes: number
   /** Verified tokens are remembered (until they expire, at most `ttl`), keyed by their hash. */
@@ -37,6 +42,7 @@ const nonNegative = (name: string, fallback: number) =>
 export const settings: Config.Config<ServiceSettings> = Config.all({
   allowAnonymous: Config.boolean("POLICY_ALLOW_ANONYMOUS").pipe(Config.withDefault(false)),
   audit: Config.boolean("POLICY_AUDIT_ENABLED").pipe(Config.withDefault(true)),
+  accessLog: Config.boolean("POLICY_ACCESS_LOG").pipe(Config.withDefault(true)),
   maxBodyBytes: nonNegative("POLICY_MAX_BODY_BYTES", 1024 * 1024),
   tokenCache: Config.all({
     maxSize: nonNegative("POLICY_TOKEN_CACHE_SIZE", 10_000),

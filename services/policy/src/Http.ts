@@ -17,6 +17,7 @@ import { Api, PolicyAuth, PolicyAuthOptional } from "./Api.js"
 import { Audit } from "./Audit.js"
 import * as Config from "./Config.js"
 import { Decisions } from "./Decisions.js"
+import * as Body from "./Body.js"
 import * as Domain from "./Domain.js"
 import * as Errors from "./Errors.js"
 import * as Inputs from "./Inputs.js"
@@ -57,6 +58,7 @@ type Headers = typeof Domain.DecisionHeaders.Type
 export const DecisionsLive = HttpApiBuilder.group(Api, "decisions", (handlers) =>
   Effect.gen(function*() {
     const decisions = yield* Decisions
+    const { maxBodyBytes } = yield* Config.settings
 
     const answer = (question: Inputs.Question, headers: Headers) =>
       Effect.flatMap(RequestContext.requestId, (requestId) =>
@@ -71,9 +73,28 @@ export const DecisionsLive = HttpApiBuilder.group(Api, "decisions", (handlers) =
       RequestContext.requestId
     )
 
+    // The hot path: bodies are read and decoded here (`Body`), not by HttpApiBuilder.
+    const authorizeBody = Body.decoder(Domain.AuthorizeRequest, maxBodyBytes)
+    const datasetAccessBody = Body.decoder(Domain.DatasetAccessRequest, maxBodyBytes)
+    const datasetFiltersBody = Body.decoder(Domain.DatasetFiltersRequest, maxBodyBytes)
+    const pipelineBody = Body.decoder(Domain.PipelineTransitionRequest, maxBodyBytes)
+    const dtAccessBody = Body.decoder(Domain.DtAccessRequest, maxBodyBytes)
+    const dtEventBody = Body.decoder(Domain.DtEventRequest, maxBodyBytes)
+    const userdataBody = Body.decoder(Domain.UserdataAccessRequest, maxBodyBytes)
+
+    /** An endpoint whose caller must be authenticated: body, question, answer. */
+    const decided = <A>(
+      body: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<A, Errors.BadRequest>,
+      question: (subject: PolicyInput.PolicySubject, requestId: string, payload: A) => Inputs.Question
+    ) =>
+    ({ headers, request }: { readonly headers: Headers; readonly request: HttpServerRequest.HttpServerRequest }) =>
+      Effect.flatMap(caller, ([subject, requestId]) =>
+        Effect.flatMap(body(request), (payload) => answer(question(subject, requestId, payload), headers)))
+
     return handlers
-      .handle("authorize", ({ headers, payload }) =>
+      .handleRaw("authorize", ({ headers, request }) =>
         Effect.gen(function*() {
+          const payload = yield* authorizeBody(request)
           const type = payload.resource.type
           if (!Domain.isResourceType(type)) {
             return yield* Effect.fail(new Errors.BadRequest({ detail: `Unknown resource type: ${type}` }))
@@ -82,11 +103,11 @@ export const DecisionsLive = HttpApiBuilder.group(Api, "decisions", (handlers) =
           const requestId = yield* RequestContext.requestId
           return yield* answer(Inputs.authorize(subject, requestId, type, payload), headers)
         }))
-      .handle("datasetAccess", ({ headers, payload }) =>
-        Effect.flatMap(caller, ([subject, id]) => answer(Inputs.datasetAccess(subject, id, payload), headers)))
-      .handle("datasetFilters", ({ headers, payload }) =>
+      .handleRaw("datasetAccess", decided(datasetAccessBody, Inputs.datasetAccess))
+      .handleRaw("datasetFilters", ({ headers, request }) =>
         Effect.gen(function*() {
           const [subject, requestId] = yield* caller
+          const payload = yield* datasetFiltersBody(request)
           const decision = yield* decisions.decide(Inputs.datasetFilters(subject, requestId, payload), headers["x-source-service"]).pipe(
             Effect.mapError(fromDecisionError)
           )
@@ -98,14 +119,10 @@ export const DecisionsLive = HttpApiBuilder.group(Api, "decisions", (handlers) =
             request_id: requestId
           }
         }))
-      .handle("pipelineTransition", ({ headers, payload }) =>
-        Effect.flatMap(caller, ([subject, id]) => answer(Inputs.pipelineTransition(subject, id, payload), headers)))
-      .handle("dtAccess", ({ headers, payload }) =>
-        Effect.flatMap(caller, ([subject, id]) => answer(Inputs.dtAccess(subject, id, payload), headers)))
-      .handle("dtEvent", ({ headers, payload }) =>
-        Effect.flatMap(caller, ([subject, id]) => answer(Inputs.dtEvent(subject, id, payload), headers)))
-      .handle("userdataAccess", ({ headers, payload }) =>
-        Effect.flatMap(caller, ([subject, id]) => answer(Inputs.userdataAccess(subject, id, payload), headers)))
+      .handleRaw("pipelineTransition", decided(pipelineBody, Inputs.pipelineTransition))
+      .handleRaw("dtAccess", decided(dtAccessBody, Inputs.dtAccess))
+      .handleRaw("dtEvent", decided(dtEventBody, Inputs.dtEvent))
+      .handleRaw("userdataAccess", decided(userdataBody, Inputs.userdataAccess))
   }))
 
 // ---------------------------------------------------------------------------------------------
@@ -274,7 +291,7 @@ export const services = (options: MakeOptions = {}) => {
   )
 }
 
-const serveOptions = (maxBodySize: number, port: number) => ({
+const serveOptions = (settings: Config.ServiceSettings, port: number) => ({
   service: Config.Service,
   port,
   errorStyle: "detail",
@@ -284,21 +301,22 @@ const serveOptions = (maxBodySize: number, port: number) => ({
   config: Config.all,
   env: ["POLICY_SERVICE_URL"],
   routes: Rpc.layer,
-  maxBodySize
+  maxBodySize: settings.maxBodyBytes,
+  accessLog: settings.accessLog
 } as const)
 
 const handlers = Layer.mergeAll(DecisionsLive, MqttLive, SystemLive)
 
 /** The policy service on `HOST`:`PORT` (default 8009). */
 export const make = (options: MakeOptions = {}) =>
-  Layer.unwrapEffect(Effect.map(Config.settings, (s) => ServiceKit.serve(Api, serveOptions(s.maxBodyBytes, options.port ?? Config.defaultPort)))).pipe(
+  Layer.unwrapEffect(Effect.map(Config.settings, (s) => ServiceKit.serve(Api, serveOptions(s, options.port ?? Config.defaultPort)))).pipe(
     Layer.provide(handlers),
     Layer.provide(services(options))
   )
 
 /** For tests: the service on a random port, with an `HttpClient` aimed at it. */
 export const makeTest = (options: MakeOptions = {}) =>
-  Layer.unwrapEffect(Effect.map(Config.settings, (s) => ServiceKit.serveTest(Api, serveOptions(s.maxBodyBytes, 0)))).pipe(
+  Layer.unwrapEffect(Effect.map(Config.settings, (s) => ServiceKit.serveTest(Api, serveOptions(s, 0)))).pipe(
     Layer.provide(handlers),
     Layer.provide(services(options))
   )

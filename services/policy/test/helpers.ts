@@ -8,7 +8,7 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { TokenVerifier } from "@rec/auth"
 import { DevIdp, type MintOptions } from "@rec/dev-idp"
 import { Engines, type PolicyEngine } from "@rec/policy"
-import { Http } from "@rec/policy-service"
+import { Audit, Http } from "@rec/policy-service"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -52,6 +52,12 @@ const collectLogs = Logger.replace(
   })
 )
 
+/** Audit records go to the same list, as records of their own. */
+const collectAudit = Layer.succeed(Audit.AuditSink, {
+  write: (record: Audit.AuditRecord) =>
+    logs.push({ level: record.level, message: record.message, fields: { ...record.fields, request_id: record.request_id } })
+})
+
 /** The audit records (`policy_decision`) written since `from`. */
 export const auditSince = (from: number) => logs.slice(from).filter((r) => r.message === "policy_decision")
 
@@ -74,7 +80,7 @@ export const serviceLayer = (options: ServiceOptions = {}) =>
   ).pipe(
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(options.env ?? {}))))),
     Layer.provideMerge(DevIdp.layerTest),
-    Layer.provide(collectLogs)
+    Layer.provide(Layer.merge(collectLogs, collectAudit))
   )
 
 export interface Reply {

@@ -1,0 +1,208 @@
+#!/usr/bin/env node
+// Policy service throughput and latency, against a raw node:http JSON echo server started in
+// the same run (README.md). Needs a build: `pnpm build` (or tsc -b services/policy).
+//
+//   node bench/policy-service/run.mjs [--duration 10] [--connections 50] [--rate 1000]
+//
+// 1. starts the dev identity provider and the echo server, each in its own process, and gets a
+//    real access token from the identity provider (password grant, user `editor`);
+// 2. measures the echo server: highest request rate (autocannon, no pipelining), then a fixed
+//    1,000 requests/s for p50/p99;
+// 3. the same for POST /authorize of the policy service (`node services/policy/dist/main.js`,
+//    own process, logs to /dev/null) with the same body, twice: default settings (access log and
+//    audit records), then with POLICY_ACCESS_LOG=false (audit records only);
+// 4. prints a table and writes bench/results/policy-service.json.
+/* global fetch, URLSearchParams */
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import { createRequire } from "node:module"
+import * as net from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { parseArgs } from "node:util"
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
+// autocannon is a devDependency of the policy service package.
+const autocannon = createRequire(path.join(root, "services/policy/package.json"))("autocannon")
+
+const { values } = parseArgs({
+  options: {
+    duration: { type: "string", default: "10" },
+    connections: { type: "string", default: "50" },
+    rate: { type: "string", default: "1000" },
+    warmup: { type: "string", default: "3" }
+  }
+})
+const duration = Number(values.duration)
+const connections = Number(values.connections)
+const rate = Number(values.rate)
+const warmup = Number(values.warmup)
+
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address()
+      server.close(() => resolve(port))
+    })
+  })
+
+const children = []
+const startProcess = (name, file, env) => {
+  if (!fs.existsSync(path.join(root, file))) {
+    console.error(`${file} is missing: build first (pnpm build)`)
+    process.exit(2)
+  }
+  const child = spawn(process.execPath, [path.join(root, file)], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", name === "echo" ? "pipe" : "ignore", "inherit"]
+  })
+  children.push(child)
+  return child
+}
+const stopAll = () => {
+  for (const child of children) child.kill("SIGTERM")
+}
+process.on("exit", stopAll)
+process.on("SIGINT", () => process.exit(130))
+
+const waitFor = async (url, init) => {
+  for (let i = 0; i < 200; i++) {
+    try {
+      const response = await fetch(url, init)
+      if (response.status < 500) return response
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`${url} did not come up`)
+}
+
+const run = (options) =>
+  new Promise((resolve, reject) => {
+    autocannon({ pipelining: 1, ...options }, (error, result) => (error ? reject(error) : resolve(result)))
+  })
+
+const summary = (result) => ({
+  requests_per_second: Math.round(result.requests.average),
+  p50_ms: result.latency.p50,
+  p99_ms: result.latency.p99,
+  non_2xx: result.non2xx,
+  errors: result.errors + result.timeouts
+})
+
+const idpPort = await freePort()
+const issuer = `http://127.0.0.1:${idpPort}`
+startProcess("idp", "packages/dev-idp/dist/main.js", {
+  PORT: String(idpPort),
+  HOST: "127.0.0.1",
+  DEV_IDP_ISSUER: issuer,
+  LOG_LEVEL: "warn"
+})
+const echo = startProcess("echo", "bench/policy-service/echo-server.mjs", {})
+const echoPort = await new Promise((resolve) => echo.stdout.once("data", (line) => resolve(Number(String(line).trim()))))
+await waitFor(`${issuer}/health`)
+
+const tokenResponse = await fetch(`${issuer}/protocol/openid-connect/token`, {
+  method: "POST",
+  headers: { authorization: `Basic ${Buffer.from("rec-cli:dev-only-secret-rec-cli").toString("base64")}` },
+  body: new URLSearchParams({ grant_type: "password", username: "editor", password: "editor" })
+})
+const token = (await tokenResponse.json()).access_token
+
+// A realistic question: an editor's client asks whether it may write an internal dataset.
+const body = JSON.stringify({
+  resource: { type: "dataset", id: "meters-2024-q3", attributes: { access_level: "internal", owner: "it-energy-community" } },
+  action: { name: "write", context: { reason: "monthly import" } },
+  context: { client_ip: "10.0.0.7" }
+})
+const echoTarget = { url: `http://127.0.0.1:${echoPort}/`, method: "POST", headers: { "content-type": "application/json" }, body }
+
+/** Starts the policy service with `env`, measures it, stops it. */
+const measurePolicy = async (env) => {
+  const policyPort = await freePort()
+  const policy = startProcess("policy", "services/policy/dist/main.js", {
+    PORT: String(policyPort),
+    HOST: "127.0.0.1",
+    PLATFORM_OIDC_BASE_URL: issuer,
+    PLATFORM_POLICIES_POLICIES_DIR: path.join(root, "policies"),
+    POLICY_WATCH: "false",
+    ...env
+  })
+  await waitFor(`http://127.0.0.1:${policyPort}/ready`)
+  const authorize = {
+    url: `http://127.0.0.1:${policyPort}/authorize`,
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "x-source-service": "bench" },
+    body
+  }
+  const check = await fetch(authorize.url, authorize)
+  const answer = await check.json()
+  if (check.status !== 200 || answer.allowed !== true) {
+    console.error("unexpected answer from /authorize:", check.status, answer)
+    process.exit(1)
+  }
+  await run({ ...authorize, connections, duration: warmup })
+  const max = summary(await run({ ...authorize, connections, duration }))
+  const fixed = summary(await run({ ...authorize, connections: 10, overallRate: rate, duration }))
+  policy.kill("SIGTERM")
+  return { max, fixed }
+}
+
+console.log(`echo server: warm-up ${warmup} s, maximum rate ${duration} s (${connections} connections), ${rate}/s for ${duration} s...`)
+await run({ ...echoTarget, connections, duration: warmup })
+const maxEcho = summary(await run({ ...echoTarget, connections, duration }))
+const fixedEcho = summary(await run({ ...echoTarget, connections: 10, overallRate: rate, duration }))
+
+console.log("policy service, default settings (access log and audit on)...")
+const standard = await measurePolicy({})
+console.log("policy service, POLICY_ACCESS_LOG=false (audit records only)...")
+const auditOnly = await measurePolicy({ POLICY_ACCESS_LOG: "false" })
+
+const ratioOf = (r) => Math.round((r.requests_per_second / maxEcho.requests_per_second) * 1000) / 1000
+const results = {
+  date: new Date().toISOString(),
+  machine: {
+    cpu: os.cpus()[0]?.model ?? "unknown",
+    cores: os.cpus().length,
+    memory_gb: Math.round(os.totalmem() / 2 ** 30),
+    platform: `${os.platform()} ${os.release()}`,
+    load_average_1m: Math.round(os.loadavg()[0] * 100) / 100
+  },
+  node: process.version,
+  body_bytes: Buffer.byteLength(body),
+  token_bytes: token.length,
+  echo: { max: maxEcho, fixed: fixedEcho },
+  authorize: {
+    default: { ...standard, ratio: ratioOf(standard.max) },
+    access_log_off: { ...auditOnly, ratio: ratioOf(auditOnly.max) }
+  }
+}
+results.goals = {
+  p99_under_5ms: standard.fixed.p99_ms < 5,
+  ratio_at_least_0_25: results.authorize.default.ratio >= 0.25
+}
+
+const row = (name, r) =>
+  `| ${name.padEnd(40)} | ${String(r.requests_per_second).padStart(8)} | ${String(r.p50_ms).padStart(6)} | ${String(r.p99_ms).padStart(6)} | ${String(r.non_2xx + r.errors).padStart(6)} |`
+console.log("")
+console.log(`${results.machine.cpu} x${results.machine.cores}, Node ${process.version}, load ${results.machine.load_average_1m}; token ${results.token_bytes} B, body ${results.body_bytes} B`)
+console.log(`| ${"run".padEnd(40)} |    req/s | p50 ms | p99 ms | errors |`)
+console.log(`|${"-".repeat(42)}|----------|--------|--------|--------|`)
+console.log(row("node:http JSON echo, max", maxEcho))
+console.log(row("POST /authorize, max", standard.max))
+console.log(row("POST /authorize, max, access log off", auditOnly.max))
+console.log(row(`node:http JSON echo @ ${rate}/s`, fixedEcho))
+console.log(row(`POST /authorize @ ${rate}/s`, standard.fixed))
+console.log(row(`POST /authorize @ ${rate}/s, access log off`, auditOnly.fixed))
+console.log(`ratio /authorize : echo = ${results.authorize.default.ratio} (access log off: ${results.authorize.access_log_off.ratio}); goal >= 0.25: ${results.goals.ratio_at_least_0_25 ? "met" : "not met"}`)
+console.log(`p99 at ${rate}/s = ${standard.fixed.p99_ms} ms; goal < 5 ms: ${results.goals.p99_under_5ms ? "met" : "not met"}`)
+
+fs.mkdirSync(path.join(root, "bench/results"), { recursive: true })
+fs.writeFileSync(path.join(root, "bench/results/policy-service.json"), JSON.stringify(results, null, 2) + "\n")
+stopAll()
+process.exit(0)
