@@ -25,9 +25,18 @@ const status: PolicyStatus = {
   cache: { enabled: false, hits: 0, misses: 0, size: 0, max_size: 0, ttl_seconds: 0 }
 }
 
+export interface Options {
+  /**
+   * Values of other rules for `evaluate` (`undefined`: the rule is undefined). Without it,
+   * `allow`, `reason` and `filters` come from the answer and every other rule is undefined.
+   */
+  readonly rules?: ((pkg: string, rule: string, input: PolicyInput) => unknown) | undefined
+}
+
 /** An engine answering with `answer(package, input)`; it records every question in `asked`. */
 export const make = (
-  answer: (pkg: string, input: PolicyInput) => Answer
+  answer: (pkg: string, input: PolicyInput) => Answer,
+  options: Options = {}
 ): PolicyEngineService & { readonly asked: Array<{ readonly package: string; readonly input: PolicyInput }> } => {
   const asked: Array<{ readonly package: string; readonly input: PolicyInput }> = []
   const decide = (pkg: string, input: PolicyInput) =>
@@ -47,14 +56,26 @@ export const make = (
     decide,
     decideAll: (requests) => Effect.forEach(requests, (r) => decide(r.package, r.input)),
     evaluate: (pkg, rule, input) =>
-      Effect.map(decide(pkg, input), (d) => rule === "allow" ? Option.some(d.allowed) : Option.some(d.reason)),
+      Effect.sync(() => {
+        if (options.rules !== undefined) return Option.fromNullable(options.rules(pkg, rule, input))
+        const a = answer(pkg, input)
+        return rule === "allow"
+          ? Option.some(a.allowed)
+          : rule === "reason"
+          ? Option.some(a.reason ?? (a.allowed ? "allowed" : "denied"))
+          : rule === "filters"
+          ? Option.fromNullable(a.filters)
+          : Option.none()
+      }),
     status: Effect.succeed(status),
     reload: Effect.fail(new PolicyLoadError({ message: "the test policy engine cannot reload", problems: [] }))
   }
 }
 
-export const layer = (answer: (pkg: string, input: PolicyInput) => Answer): Layer.Layer<PolicyEngine> =>
-  Layer.sync(PolicyEngine, () => make(answer))
+export const layer = (
+  answer: (pkg: string, input: PolicyInput) => Answer,
+  options?: Options
+): Layer.Layer<PolicyEngine> => Layer.sync(PolicyEngine, () => make(answer, options))
 
 export const allowAll: Layer.Layer<PolicyEngine> = layer(() => ({ allowed: true, reason: "test: allow all" }))
 

@@ -3,6 +3,7 @@
  * reported), the decision cache seen from `/ready`, request ids, and the API docs. The service
  * runs on a copy of the repository's policies so the test can break them.
  */
+import { Validator } from "@seriousme/openapi-schema-validator"
 import { afterAll, expect, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
@@ -126,6 +127,9 @@ layer(serviceLayer({ directory }), { excludeTestServices: true, timeout: "60 sec
     Effect.gen(function*() {
       const spec = yield* call("GET", "/openapi.json")
       expect(spec.status).toBe(200)
+      const validation = yield* Effect.promise(() => new Validator().validate(spec.body as Parameters<Validator["validate"]>[0]))
+      expect(validation.errors ?? []).toEqual([])
+      expect(validation.valid).toBe(true)
       const paths = Object.keys((spec.body as { paths: Record<string, unknown> }).paths)
       for (const p of ["/authorize", "/dataset/access", "/dataset/filters", "/pipeline/transition", "/dt/access", "/dt/event", "/userdata/access", "/mqtt/user", "/mqtt/acl", "/mqtt/superuser", "/health", "/ready", "/reload"]) {
         expect(paths).toContain(p)
