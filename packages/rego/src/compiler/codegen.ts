@@ -23,8 +23,8 @@ import {
   objectSize,
   RegoSet
 } from "../value.js"
-import { type Callee, type LComp, type LExpr, type LRule, type LTerm, type LWith, walkExprTerms, walkTerm } from "./ir.js"
-import { outputVarsForExpr } from "./safety.js"
+import { type Callee, type LComp, type LExpr, type LRule, type LTerm, type LWith, termVars, walkExprTerms, walkTerm } from "./ir.js"
+import { outputVarsForExpr, reorderBody } from "./safety.js"
 import type { RuleInfo, RuleNode } from "./tree.js"
 
 interface TermC {
@@ -83,6 +83,8 @@ const fansOut = (rule: LRule): boolean => {
 }
 
 export class CodeGen {
+  private compIds = 0
+
   constructor(
     readonly rt: Runtime,
     readonly defaultLimitsCheck = true
@@ -327,44 +329,173 @@ export class CodeGen {
     }
   }
 
+  /**
+   * A comprehension. Its value depends only on the scope (input, data, `with`) and on the outer
+   * variables it closes over, so:
+   * - one that closes over nothing is computed once per scope;
+   * - one whose outer variables are all compared by equality in its body (`[x | some x in xs;
+   *   x.kind == k]`, k bound outside) is computed once per scope for every k at the same time,
+   *   into an index from k to the result (OPA's comprehension indexing), so that a group-by
+   *   over n items is linear instead of quadratic.
+   */
   private comp(t: LComp, b: Bound, u: Unit): TermC {
-    const acc = u.slot()
+    const plain = this.compParts(t, b, u)
+    const closure = new Set<number>()
+    let prints = false
+    const visit = (x: LTerm): void => {
+      if (x.t === "var" && b.has(x.slot)) closure.add(x.slot)
+      if (x.t === "call" && x.fn.kind === "builtin" && x.fn.def.void === true) prints = true
+    }
+    walkTerm(t, visit, true)
+    const visitBody = (body: readonly LExpr[]): void => {
+      for (const e of body) {
+        if (e.e.k === "call" && e.e.fn.kind === "builtin" && e.e.fn.def.void === true) prints = true
+        if (e.e.k === "every") visitBody(e.e.body)
+        if (e.with.length > 0) prints = true // a with inside: keep it simple, no caching
+      }
+    }
+    visitBody(t.body)
+    // print() must run every time; nondeterministic builtins are consistent per evaluation anyway.
+    if (prints) return plain.tc
+    const id = this.compIds++
+    if (closure.size === 0) {
+      const run = plain.tc.fn as Fn
+      const fn: Fn = (c, f) => {
+        let cache = c.compCache
+        if (cache === undefined) cache = c.compCache = new Map()
+        let v = cache.get(id) as Value | undefined
+        if (v === undefined) {
+          v = run(c, f) as Value
+          cache.set(id, v)
+        }
+        return v
+      }
+      return { fn, gen: fnGen(fn) }
+    }
+    return this.compIndexed(t, b, u, closure, id) ?? plain.tc
+  }
+
+  /** The index form of a comprehension, when every closure variable is an equality key. */
+  private compIndexed(t: LComp, b: Bound, u: Unit, closure: ReadonlySet<number>, id: number): TermC | undefined {
+    const keys = new Set<number>()
+    const varsOf = (x: LTerm): Set<number> => termVars(x, new Set())
+    // Key equalities become unifications, which bind the key while the index is built.
+    const body = t.body.map((e): LExpr => {
+      if (e.negated || e.with.length > 0) return e
+      let sides: [LTerm, LTerm] | undefined
+      if (e.e.k === "unify") sides = [e.e.a, e.e.b]
+      else if (e.e.k === "call" && e.e.fn.kind === "builtin" && e.e.fn.name === "equal" && e.e.out === undefined) sides = [e.e.args[0], e.e.args[1]]
+      if (sides === undefined) return e
+      let key = false
+      for (const [x, y] of [sides, [sides[1], sides[0]]] as const) {
+        if (x.t === "var" && closure.has(x.slot) && ![...varsOf(y)].some((v) => closure.has(v))) {
+          keys.add(x.slot)
+          key = true
+        }
+      }
+      return key && e.e.k === "call" ? { ...e, e: { k: "unify", a: sides[0], b: sides[1] } } : e
+    })
+    if (keys.size !== closure.size) return undefined
+    const inner = new Set([...b].filter((v) => !keys.has(v)))
+    const unsafe = new Map<LExpr, Set<number>>()
+    const ordered = reorderBody(inner, body, unsafe)
+    if (unsafe.size > 0) return undefined
+    const ks = [...keys]
+    const parts = this.compParts({ ...t, body: ordered }, inner, u, (f) => (ks.length === 1 ? hashKey(f[ks[0]] as Value) : hashKey(ks.map((k) => f[k] as Value))))
+    const build = parts.tc.fn as Fn
+    const empty = parts.finish(parts.make())
+    const fn: Fn = (c, f) => {
+      let cache = c.compCache
+      if (cache === undefined) cache = c.compCache = new Map()
+      let index = cache.get(id) as Map<string, unknown> | undefined
+      if (index === undefined) {
+        const saved = ks.map((k) => f[k])
+        for (const k of ks) f[k] = undefined
+        index = build(c, f) as unknown as Map<string, unknown>
+        ks.forEach((k, i) => (f[k] = saved[i]))
+        cache.set(id, index)
+      }
+      const acc = index.get(ks.length === 1 ? hashKey(f[ks[0]] as Value) : hashKey(ks.map((k) => f[k] as Value)))
+      return acc === undefined ? empty : parts.finish(acc)
+    }
+    return { fn, gen: fnGen(fn) }
+  }
+
+  /**
+   * Compiles a comprehension. With `bucket`, the result is a map from bucket keys (computed from
+   * the frame at each solution) to accumulators, instead of one accumulator.
+   */
+  private compParts(
+    t: LComp,
+    b: Bound,
+    u: Unit,
+    bucket?: (f: Frame) => string
+  ): { tc: TermC; make: () => unknown; finish: (acc: unknown) => Value } {
+    const accSlot = u.slot()
     let emit: Cont = () => false
     const [body, after] = this.bodyWithBound(t.body, b, u, (c, f) => emit(c, f))
     const head = this.term(t.head, after, u)
     const value = t.value !== undefined ? this.term(t.value, after, u) : undefined
     let make: () => unknown
     let finish: (acc: unknown) => Value
+    // The accumulator of the current solution: the single one, or the one of its bucket.
+    let accOf: (f: Frame) => unknown
     switch (t.kind) {
-      case "array": {
+      case "array":
         make = () => [] as Value[]
         finish = (a) => a as Value[]
-        emit = head.fn !== undefined ? this.pushEmit(acc, head.fn) : (c, f) => head.gen(c, f, (_c, f2, v) => ((f2[acc] as Value[]).push(v), false))
+        break
+      case "set":
+        make = () => new RegoSet()
+        finish = (a) => a as RegoSet
+        break
+      default:
+        make = () => new ObjectBuilder()
+        finish = (a) => (a as ObjectBuilder).build()
+    }
+    if (bucket === undefined) accOf = (f) => f[accSlot]
+    else {
+      const mk = make
+      accOf = (f) => {
+        const m = f[accSlot] as Map<string, unknown>
+        const k = bucket(f)
+        let a = m.get(k)
+        if (a === undefined) m.set(k, (a = mk()))
+        return a
+      }
+    }
+    switch (t.kind) {
+      case "array": {
+        const hfn = head.fn
+        emit =
+          hfn !== undefined
+            ? (_c, f) => {
+                const v = hfn(_c, f)
+                if (v !== undefined) (accOf(f) as Value[]).push(v)
+                return false
+              }
+            : (c, f) => head.gen(c, f, (_c, f2, v) => ((accOf(f2) as Value[]).push(v), false))
         break
       }
       case "set": {
-        make = () => new RegoSet()
-        finish = (a) => a as RegoSet
         const hfn = head.fn
         emit =
           hfn !== undefined
             ? (c, f) => {
                 const v = hfn(c, f)
-                if (v !== undefined) (f[acc] as RegoSet).add(v)
+                if (v !== undefined) (accOf(f) as RegoSet).add(v)
                 return false
               }
-            : (c, f) => head.gen(c, f, (_c, f2, v) => ((f2[acc] as RegoSet).add(v), false))
+            : (c, f) => head.gen(c, f, (_c, f2, v) => ((accOf(f2) as RegoSet).add(v), false))
         break
       }
       default: {
         const vtc = value as TermC
         const loc = t.loc
-        make = () => new ObjectBuilder()
-        finish = (a) => (a as ObjectBuilder).build()
         emit = (c, f) =>
           head.gen(c, f, (c2, f2, k) =>
             vtc.gen(c2, f2, (_c3, f3, v) => {
-              const ob = f3[acc] as ObjectBuilder
+              const ob = accOf(f3) as ObjectBuilder
               const prev = ob.set(k, v)
               if (prev !== undefined && !equals(prev, v)) throw new RegoEvalError("eval_conflict_error", "object keys must be unique", loc)
               return false
@@ -372,23 +503,17 @@ export class CodeGen {
           )
       }
     }
+    const start = bucket === undefined ? make : () => new Map<string, unknown>()
+    const done = bucket === undefined ? finish : (a: unknown) => a as Value
     const fn: Fn = (c, f) => {
-      const saved = f[acc]
-      const a = make()
-      f[acc] = a
+      const saved = f[accSlot]
+      const a = start()
+      f[accSlot] = a
       body(c, f)
-      f[acc] = saved
-      return finish(a)
+      f[accSlot] = saved
+      return done(a)
     }
-    return { fn, gen: fnGen(fn) }
-  }
-
-  private pushEmit(acc: number, fn: Fn): Cont {
-    return (c, f) => {
-      const v = fn(c, f)
-      if (v !== undefined) (f[acc] as Value[]).push(v)
-      return false
-    }
+    return { tc: { fn, gen: fnGen(fn) }, make, finish }
   }
 
   private template(parts: readonly LTerm[], loc: Loc, b: Bound, u: Unit): TermC {

@@ -107,6 +107,8 @@ export class Ctx {
   fnCache: Map<number, Map<unknown, unknown>> | undefined = undefined
   /** Generic documents built (by node id). */
   docCache: Map<number, Value> | undefined = undefined
+  /** Comprehensions computed once per scope: results, or indices keyed by closure variables. */
+  compCache: Map<number, unknown> | undefined = undefined
 
   constructor(
     readonly input: Value | undefined,
