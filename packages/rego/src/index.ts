@@ -1,6 +1,6 @@
 // @rec/rego: a Rego v1 engine in plain TypeScript.
 
-export { Rego, PreparedQuery, PreparedRule, parseValue, DEFAULT_LIMITS } from "./rego.js"
+export { Rego, PreparedQuery, PreparedRule, PreparedRules, parseValue, DEFAULT_LIMITS } from "./rego.js"
 export type { CompileInput, EvalOptions, RegoDefaults, Bindings } from "./rego.js"
 export type { ModuleSource } from "./compiler/compile.js"
 export type { Limits, PrintSink } from "./eval/context.js"

@@ -111,6 +111,15 @@ export class Rego {
     return new PreparedRule(this, fn, nslots, segs)
   }
 
+  /**
+   * Prepares several documents evaluated together: one evaluation, so that what they share
+   * (rules, function results, comprehensions) is computed once. For a decision made of
+   * `allow`, `reason` and `filters` of one package.
+   */
+  prepareRules(paths: ReadonlyArray<string | readonly string[]>): PreparedRules {
+    return new PreparedRules(this, paths.map((p) => this.prepareRule(p)))
+  }
+
   /** Prepares a query (a Rego body); its results are the bindings of its variables. */
   prepare(query: string): PreparedQuery {
     const body = parseQuery(query, "query")
@@ -200,9 +209,31 @@ export class PreparedRule {
 
   /** Like evaluate, but returns the Rego value (sets stay sets). */
   evaluateValue(input?: unknown, options?: EvalOptions): Value | undefined {
-    const c = this.rego.newContext(input, options)
+    return this.evaluateIn(this.rego.newContext(input, options))
+  }
+
+  /** @internal Evaluates within an existing evaluation context. */
+  evaluateIn(c: Ctx): Value | undefined {
     const f: Frame = new Array(this.nslots)
     return guard(() => this.fn(c, f))
+  }
+}
+
+export class PreparedRules {
+  constructor(
+    private readonly rego: Rego,
+    readonly rules: readonly PreparedRule[]
+  ) {}
+
+  /** The value of each document (JSON), in order; undefined for undefined documents. */
+  evaluate(input?: unknown, options?: EvalOptions): Array<Json | undefined> {
+    return this.evaluateValues(input, options).map((v) => (v === undefined ? undefined : toJSON(v)))
+  }
+
+  /** Like evaluate, but returns Rego values. */
+  evaluateValues(input?: unknown, options?: EvalOptions): Array<Value | undefined> {
+    const c = this.rego.newContext(input, options)
+    return this.rules.map((r) => r.evaluateIn(c))
   }
 }
 

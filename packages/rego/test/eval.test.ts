@@ -61,6 +61,12 @@ describe("prepared rules", () => {
     expect(rego.prepareRule("data.authz.ratio").evaluate()).toBeCloseTo(1 / 3)
   })
 
+  it("evaluates several documents in one evaluation", () => {
+    const decision = rego.prepareRules(["data.authz.allow", "data.authz.reason", "data.authz.filters"])
+    expect(decision.evaluate({ user: "alice" })).toEqual([true, "admin", []])
+    expect(decision.evaluate({ user: "bob" })).toEqual([false, "denied", [{ column: "owner", value: "bob" }]])
+  })
+
   it("lists packages and finds rules", () => {
     expect(rego.packages()).toEqual(["authz"])
     expect(rego.node(["authz", "allow"])).toBeDefined()
