@@ -17,7 +17,7 @@ import { RegoCompileError, RegoError, RegoEvalError, sortErrors } from "./errors
 import { type Cont, Ctx, type Frame, type Limits, type PrintSink, Root } from "./eval/context.js"
 import { type Json, toJSON } from "./json.js"
 import { parseQuery } from "./parser.js"
-import { type Value, fromJSON } from "./value.js"
+import { type Value, fromJSON, isPlainJSON } from "./value.js"
 
 export interface CompileInput {
   /** Rego modules: file name to source, or a list of `{ file, source }`. */
@@ -162,7 +162,10 @@ export class Rego {
       env: o?.env ?? d.env ?? {},
       nowNs: o?.nowNs ?? d.nowNs
     })
-    return new Ctx(input as Value | undefined, this.dataValue, undefined, undefined, undefined, root)
+    // Input is used as it is when it is JSON data (no copy); anything JSON would not carry
+    // (undefined members, Dates, NaN) is normalised first, copying only what changes.
+    const value = input === undefined ? undefined : isPlainJSON(input) ? (input as Value) : fromJSON(input)
+    return new Ctx(value, this.dataValue, undefined, undefined, undefined, root)
   }
 
   /** @internal */

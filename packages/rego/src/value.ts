@@ -493,6 +493,35 @@ export const isTruthy = (v: Value | undefined): boolean => v !== undefined && v 
  * `isLosslessNumber`) become exact numbers, Maps stay objects, everything else is kept as is.
  * Plain JSON needs no conversion at all.
  */
+/** Whether fromJSON would change anything in x (checked without allocating). */
+export const isPlainJSON = (x: unknown): boolean => {
+  switch (typeof x) {
+    case "string":
+    case "boolean":
+      return true
+    case "number":
+      return Number.isFinite(x) && (Number.isSafeInteger(x) || !Number.isInteger(x))
+    case "object": {
+      if (x === null) return true
+      if (Array.isArray(x)) {
+        for (let i = 0; i < x.length; i++) if (!isPlainJSON(x[i])) return false
+        return true
+      }
+      if (x instanceof RegoSet || x instanceof ObjectMap) return true
+      const o = x as Record<string, unknown>
+      if (typeof o.toJSON === "function" || o.isLosslessNumber === true) return false
+      for (const k in o) {
+        if (!Object.prototype.hasOwnProperty.call(o, k)) return false
+        const v = o[k]
+        if (v === undefined || !isPlainJSON(v)) return false
+      }
+      return true
+    }
+    default:
+      return false
+  }
+}
+
 export const fromJSON = (x: unknown): Value => {
   if (x === null || x === undefined) return null
   switch (typeof x) {
@@ -500,7 +529,8 @@ export const fromJSON = (x: unknown): Value => {
     case "boolean":
       return x
     case "number":
-      return normNum(x)
+      // As JSON.stringify: NaN and infinities are null.
+      return Number.isFinite(x) ? normNum(x) : null
     case "bigint":
       return normBig(x)
     case "object": {
@@ -514,13 +544,29 @@ export const fromJSON = (x: unknown): Value => {
         return out ?? (x as Value[])
       }
       if (x instanceof RegoSet || x instanceof ObjectMap) return x
-      const lossless = x as { isLosslessNumber?: boolean; value?: string }
+      const lossless = x as { isLosslessNumber?: boolean; value?: string; toJSON?: unknown }
       if (lossless.isLosslessNumber === true && typeof lossless.value === "string") return parseNumberLiteral(lossless.value)
+      // Objects with their own JSON form (Date, ...), as JSON.stringify sees them.
+      if (typeof lossless.toJSON === "function") return fromJSON((lossless.toJSON as () => unknown)())
       const o = x as Record<string, unknown>
       let out: PlainObject | undefined
-      for (const k of Object.keys(o)) {
-        const y = fromJSON(o[k])
-        if (y !== o[k] && out === undefined) out = { ...(o as PlainObject) }
+      const keys = Object.keys(o)
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i]
+        const v = o[k]
+        // Members JSON would leave out (undefined, functions, symbols) are absent.
+        if (v === undefined || typeof v === "function" || typeof v === "symbol") {
+          if (out === undefined) {
+            out = {}
+            for (let j = 0; j < i; j++) setOwn(out, keys[j], o[keys[j]] as Value)
+          }
+          continue
+        }
+        const y = fromJSON(v)
+        if (y !== v && out === undefined) {
+          out = {}
+          for (let j = 0; j < i; j++) setOwn(out, keys[j], o[keys[j]] as Value)
+        }
         if (out !== undefined) setOwn(out, k, y)
       }
       return out ?? (o as PlainObject)

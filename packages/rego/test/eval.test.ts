@@ -74,6 +74,24 @@ describe("prepared rules", () => {
   })
 })
 
+describe("input", () => {
+  const r = Rego.compile({ modules: { "i.rego": "package i\nkeys := [k | some k, _ in input]\nsubject_missing if not input.subject\nwhen := input.when\nscore := input.score" } })
+
+  it("reads input as JSON would carry it: undefined members are absent, Dates are strings", () => {
+    const input = { subject: undefined, when: new Date("2026-01-02T03:04:05Z"), score: Number.NaN, fn: () => 1 }
+    expect(r.prepareRule("data.i.keys").evaluate(input)).toEqual(["score", "when"])
+    expect(r.prepareRule("data.i.subject_missing").evaluate(input)).toBe(true)
+    expect(r.prepareRule("data.i.when").evaluate(input)).toBe("2026-01-02T03:04:05.000Z")
+    expect(r.prepareRule("data.i.score").evaluate(input)).toBeNull()
+  })
+
+  it("does not modify the caller's input", () => {
+    const input = { subject: undefined, a: 1 }
+    r.prepareRule("data.i.keys").evaluate(input)
+    expect(Object.keys(input)).toEqual(["subject", "a"])
+  })
+})
+
 describe("prepared queries", () => {
   it("returns the bindings of every solution", () => {
     const q = rego.prepare("some user, roles in data.roles; some r in roles")
