@@ -164,7 +164,7 @@ export class Rego {
     })
     // Input is used as it is when it is JSON data (no copy); anything JSON would not carry
     // (undefined members, Dates, NaN) is normalised first, copying only what changes.
-    const value = input === undefined ? undefined : isPlainJSON(input) ? (input as Value) : fromJSON(input)
+    const value = input === undefined ? undefined : guard(() => (isPlainJSON(input) ? (input as Value) : fromJSON(input)))
     return new Ctx(value, this.dataValue, undefined, undefined, undefined, root)
   }
 
