@@ -46,6 +46,34 @@ describe("rule indexing", () => {
     )
   })
 
+  it("decides glob.match rules as a linear scan would", () => {
+    const segment = fc.constantFrom("a", "b", "*", "", "ab")
+    const pattern = fc.array(segment, { minLength: 1, maxLength: 4 }).map((s) => s.join("/"))
+    const text = fc.array(fc.constantFrom("a", "b", "", "ab", "c"), { minLength: 1, maxLength: 4 }).map((s) => s.join("/"))
+    const probe = Rego.compile({ modules: {} }).prepare('glob.match(input.p, ["/"], input.x)')
+    fc.assert(
+      fc.property(fc.array(fc.tuple(pattern, fc.option(fc.constantFrom(...METHODS))), { minLength: 4, maxLength: 30 }), fc.array(fc.tuple(text, fc.constantFrom(...METHODS)), { minLength: 1, maxLength: 8 }), (rules, inputs) => {
+        let s = "package acl\n\ndefault allow := false\n"
+        for (const [p, m] of rules) s += `\nallow if {\n\tglob.match(${JSON.stringify(p)}, ["/"], input.path)${m !== null ? `\n\tinput.method == "${m}"` : ""}\n}\n`
+        const allow = Rego.compile({ modules: { "acl.rego": s } }).prepareRule("data.acl.allow")
+        for (const [path, method] of inputs) {
+          const want = rules.some(([p, m]) => (m === null || m === method) && probe.evaluate({ p, x: path }).length > 0)
+          expect(allow.evaluate({ path, method })).toBe(want)
+        }
+      }),
+      { numRuns: 150 }
+    )
+  })
+
+  it("finds the glob rule among 2,000 without running the others", () => {
+    let s = "package acl\n\ndefault allow := false\n"
+    for (let i = 0; i < 2000; i++) s += `\nallow if glob.match("/api/v1/r${i}/*/items", ["/"], input.path)\n`
+    const allow = Rego.compile({ modules: { "acl.rego": s } }).prepareRule("data.acl.allow")
+    const limits = { maxSteps: 100 }
+    expect(allow.evaluate({ path: "/api/v1/r1234/x42/items" }, { limits })).toBe(true)
+    expect(allow.evaluate({ path: "/api/v1/r1234/x42/other" }, { limits })).toBe(false)
+  })
+
   it("finds the matching rule among 10,000 without running the others", () => {
     const rules: Cond[] = []
     for (let i = 0; i < 10_000; i++) rules.push({ path: `/r/${i}`, method: METHODS[i % 2] })

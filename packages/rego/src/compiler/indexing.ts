@@ -1,8 +1,10 @@
-// Rule indexing: for groups of complete rules, the equality tests of each body against constant
-// values of `input` (`input.method == "GET"`, `input.path = "/a"`) are extracted at compile
-// time into a trie keyed by those input values. At evaluation time only the rules whose tests
-// can succeed for the actual input are run, so a thousand `allow` rules keyed on the request
-// are not a linear scan.
+// Rule indexing: for groups of complete rules, the tests of each body against constant values
+// of `input` are extracted at compile time into a trie keyed by those input values:
+// equalities (`input.method == "GET"`, `input.path = "/a"`) and glob matches whose patterns are
+// literal segments and `*` (`glob.match("/api/*/items", ["/"], input.path)`). At evaluation
+// time only the rules whose tests can succeed for the actual input are run, so a thousand
+// `allow` rules keyed on the request are not a linear scan. The index only narrows the
+// candidates: every candidate still runs its whole body.
 
 import type { Ctx } from "../eval/context.js"
 import type { CRule, Group, RuleIndex } from "../eval/documents.js"
@@ -14,8 +16,12 @@ import type { RuleInfo } from "./tree.js"
 
 interface Condition {
   readonly path: readonly Value[]
+  /** The input path, and for globs the delimiter: conditions with equal keys share a trie level. */
   readonly pathKey: string
+  /** The constant compared with, or the glob pattern. */
   readonly value: Value
+  /** Set for glob conditions: the single delimiter character. */
+  readonly delim?: string
 }
 
 interface Rec {
@@ -25,11 +31,25 @@ interface Rec {
   readonly conds: Map<string, Condition>
 }
 
+/** Glob patterns split at their delimiter: literal segments, and `*` for any one segment. */
+interface GlobNode {
+  readonly children: Map<string, GlobNode>
+  star: GlobNode | undefined
+  /** Rules whose pattern ends here. */
+  end: Trie | undefined
+}
+
 type Trie =
   | { readonly leaf: readonly Rec[] }
   | {
       readonly path: readonly Value[]
       readonly buckets: Map<string, Trie>
+      readonly wildcard: Trie
+    }
+  | {
+      readonly path: readonly Value[]
+      readonly delim: string
+      readonly globs: GlobNode
       readonly wildcard: Trie
     }
 
@@ -47,8 +67,26 @@ const inputPath = (t: LTerm): Value[] | undefined => {
   return out
 }
 
+const GLOB_SPECIAL = /[*?[\]{}\\]/
+
+// glob.match(pattern, [delimiter], input.x) where the pattern has literal segments and `*` ones.
+const globCondition = (e: LExpr): Condition | undefined => {
+  const x = e.e
+  if (x.k !== "call" || x.fn.kind !== "builtin" || x.fn.name !== "glob.match" || x.out !== undefined) return undefined
+  const [pat, delims, target] = x.args
+  if (pat.t !== "const" || typeof pat.v !== "string" || delims.t !== "const" || !Array.isArray(delims.v)) return undefined
+  if (delims.v.length !== 1 || typeof delims.v[0] !== "string" || [...delims.v[0]].length !== 1) return undefined
+  const delim = delims.v[0]
+  if (pat.v.split(delim).some((seg) => seg !== "*" && GLOB_SPECIAL.test(seg))) return undefined
+  const path = inputPath(target)
+  if (path === undefined) return undefined
+  return { path, pathKey: `glob ${delim} ${hashKey(path)}`, value: pat.v, delim }
+}
+
 const conditionOf = (e: LExpr): Condition | undefined => {
   if (e.negated || e.with.length > 0) return undefined
+  const glob = globCondition(e)
+  if (glob !== undefined) return glob
   let a: LTerm
   let b: LTerm
   const x = e.e
@@ -87,6 +125,10 @@ const build = (recs: readonly Rec[], used: ReadonlySet<string>): Trie => {
     }
   if (best === undefined) return { leaf: recs }
   const path = (counts.get(best) as { path: readonly Value[] }).path
+  const next = new Set(used)
+  next.add(best)
+  const sample = recs.find((r) => r.conds.has(best as string))?.conds.get(best)
+  if (sample?.delim !== undefined) return buildGlobs(recs, best, path, sample.delim, next)
   const groups = new Map<string, Rec[]>()
   const wild: Rec[] = []
   for (const r of recs) {
@@ -99,11 +141,48 @@ const build = (recs: readonly Rec[], used: ReadonlySet<string>): Trie => {
       g.push(r)
     }
   }
-  const next = new Set(used)
-  next.add(best)
   const buckets = new Map<string, Trie>()
   for (const [h, g] of groups) buckets.set(h, build(g, next))
   return { path, buckets, wildcard: build(wild, next) }
+}
+
+const buildGlobs = (recs: readonly Rec[], key: string, path: readonly Value[], delim: string, used: ReadonlySet<string>): Trie => {
+  const byPattern = new Map<string, Rec[]>()
+  const wild: Rec[] = []
+  for (const r of recs) {
+    const c = r.conds.get(key)
+    if (c === undefined) wild.push(r)
+    else {
+      const pattern = c.value as string
+      let g = byPattern.get(pattern)
+      if (g === undefined) byPattern.set(pattern, (g = []))
+      g.push(r)
+    }
+  }
+  const root: GlobNode = { children: new Map(), star: undefined, end: undefined }
+  for (const [pattern, g] of byPattern) {
+    let n = root
+    for (const seg of pattern.split(delim)) {
+      if (seg === "*") n = n.star ??= { children: new Map(), star: undefined, end: undefined }
+      else {
+        let c = n.children.get(seg)
+        if (c === undefined) n.children.set(seg, (c = { children: new Map(), star: undefined, end: undefined }))
+        n = c
+      }
+    }
+    n.end = build(g, used)
+  }
+  return { path, delim, globs: root, wildcard: build(wild, used) }
+}
+
+const lookupGlobs = (n: GlobNode, segs: readonly string[], i: number, input: Value | undefined, out: Rec[]): void => {
+  if (i === segs.length) {
+    if (n.end !== undefined) lookup(n.end, input, out)
+    return
+  }
+  const c = n.children.get(segs[i])
+  if (c !== undefined) lookupGlobs(c, segs, i + 1, input, out)
+  if (n.star !== undefined) lookupGlobs(n.star, segs, i + 1, input, out)
 }
 
 const lookup = (t: Trie, input: Value | undefined, out: Rec[]): void => {
@@ -116,7 +195,9 @@ const lookup = (t: Trie, input: Value | undefined, out: Rec[]): void => {
     v = getKey(v, k)
     if (v === undefined) break
   }
-  if (v !== undefined) {
+  if ("globs" in t) {
+    if (typeof v === "string") lookupGlobs(t.globs, v.split(t.delim), 0, input, out)
+  } else if (v !== undefined) {
     const b = t.buckets.get(hashKey(v))
     if (b !== undefined) lookup(b, input, out)
   }
