@@ -64,23 +64,26 @@ interface CachedValue {
 
 const decodeFilters = Schema.decodeUnknownEither(Schema.Array(Filter))
 
+const decisionRules = ["allow", "reason"] as const
+const decisionRulesWithFilters = ["allow", "reason", "filters"] as const
+
 /** Evaluates one decision against a compiled set; throws `PolicyEvaluationError`. */
 export const evaluate = (loaded: Loaded, pkg: string, input: unknown): CachedDecision => {
   const fail = (message: string) => new PolicyEvaluationError({ package: pkg, message })
   if (!loaded.packages.has(pkg)) throw fail(`policy package ${pkg} is not loaded`)
-  const rule = (name: string): unknown => {
-    try {
-      return loaded.compiled.evaluate(pkg, name, input)
-    } catch (cause) {
-      throw fail(`evaluating data.${pkg}.${name} failed: ${cause instanceof Error ? cause.message : String(cause)}`)
-    }
+  const withFilters = loaded.compiled.hasRule(pkg, "filters")
+  let values: ReadonlyArray<unknown>
+  try {
+    // One evaluation for the decision: what allow, reason and filters share is computed once.
+    values = loaded.compiled.evaluateAll(pkg, withFilters ? decisionRulesWithFilters : decisionRules, input)
+  } catch (cause) {
+    throw fail(`evaluating data.${pkg} failed: ${cause instanceof Error ? cause.message : String(cause)}`)
   }
-  const allow = rule("allow")
+  const [allow, reason, filters] = values
   if (allow !== undefined && typeof allow !== "boolean") {
     throw fail(`data.${pkg}.allow must be a boolean, got ${JSON.stringify(allow)}`)
   }
   const allowed = allow === true
-  const reason = rule("reason")
   if (reason !== undefined && typeof reason !== "string") {
     throw fail(`data.${pkg}.reason must be a string, got ${JSON.stringify(reason)}`)
   }
@@ -90,9 +93,8 @@ export const evaluate = (loaded: Loaded, pkg: string, input: unknown): CachedDec
     reason: reason ?? (allowed ? "allowed" : "denied"),
     package: pkg
   }
-  if (loaded.compiled.hasRule(pkg, "filters")) {
-    const filters = rule("filters") ?? []
-    const decoded = decodeFilters(filters)
+  if (withFilters) {
+    const decoded = decodeFilters(filters ?? [])
     if (decoded._tag === "Left") {
       throw fail(`data.${pkg}.filters is not a list of row filters: ${JSON.stringify(filters)}`)
     }

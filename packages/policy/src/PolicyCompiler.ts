@@ -31,6 +31,11 @@ export interface CompiledPolicies {
    * `undefined` when the rule is undefined. Throws on evaluation errors (conflicts, limits).
    */
   readonly evaluate: (pkg: string, rule: string, input: unknown) => unknown
+  /**
+   * The values of several rules of one package in one evaluation (what they share is computed
+   * once): a decision's `allow`, `reason` and `filters`. Throws on evaluation errors.
+   */
+  readonly evaluateAll: (pkg: string, rules: ReadonlyArray<string>, input: unknown) => ReadonlyArray<unknown>
 }
 
 export interface PolicyCompilerService {

@@ -4,7 +4,7 @@
  * (so a reload also drops the prepared rules of the old set). Every evaluation runs under step
  * and time limits, so a pathological policy or input cannot hang a decision.
  */
-import { type PreparedRule, Rego, RegoCompileError, RegoError } from "@rec/rego"
+import { type PreparedRule, type PreparedRules, Rego, RegoCompileError, RegoError } from "@rec/rego"
 import type { ConfigError } from "effect/ConfigError"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -47,10 +47,21 @@ export const compile = (sources: PolicySources, limits: PolicyConfig.EvalLimits)
     }
     return p
   }
+  const preparedSets = new Map<string, PreparedRules>()
+  const rulesOf = (pkg: string, rules: ReadonlyArray<string>): PreparedRules => {
+    const key = `${pkg}:${rules.join(",")}`
+    let p = preparedSets.get(key)
+    if (p === undefined) {
+      p = rego.prepareRules(rules.map((rule) => [...pkg.split("."), rule]))
+      preparedSets.set(key, p)
+    }
+    return p
+  }
   return {
     packages,
     hasRule: (pkg, rule) => rego.node([...pkg.split("."), rule]) !== undefined,
-    evaluate: (pkg, rule, input) => ruleOf(pkg, rule).evaluate(input)
+    evaluate: (pkg, rule, input) => ruleOf(pkg, rule).evaluate(input),
+    evaluateAll: (pkg, rules, input) => rulesOf(pkg, rules).evaluate(input)
   }
 }
 

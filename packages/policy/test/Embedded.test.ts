@@ -197,7 +197,8 @@ reason := "second" if input.subject
       expect(weird.message).toContain("must be a boolean")
       const conflict = yield* Effect.flip(engine.decide("test.conflict", question("user")))
       expect(conflict._tag).toBe("PolicyEvaluationError")
-      expect(conflict.message).toContain("reason")
+      expect(conflict.message).toContain("eval_conflict_error")
+      expect(conflict.message).toContain("conflict.rego:7")
     }))
 
   it.scoped("returns validated row filters for packages with a filters rule", () =>
