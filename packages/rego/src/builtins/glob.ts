@@ -86,7 +86,9 @@ const compileGlob = (pattern: string, delimiters: readonly string[]): RegExp => 
   return new RegExp("^" + src + "$", "u")
 }
 
+/** Compiled patterns, oldest evicted first: policies use a bounded set of patterns. */
 const cache = new Map<string, RegExp>()
+const MAX_CACHE = 4096
 
 export const globs: BuiltinDef[] = [
   {
@@ -110,7 +112,7 @@ export const globs: BuiltinDef[] = [
       let re = cache.get(key)
       if (re === undefined) {
         re = compileGlob(pattern, delims)
-        if (cache.size > 200) cache.clear()
+        if (cache.size >= MAX_CACHE) cache.delete(cache.keys().next().value as string)
         cache.set(key, re)
       }
       return re.test(match)

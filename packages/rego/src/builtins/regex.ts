@@ -246,7 +246,7 @@ export const translateRegex = (pattern: string): { source: string; flags: string
 }
 
 const cache = new Map<string, RegExp>()
-const MAX_CACHE = 200
+const MAX_CACHE = 4096
 
 /** A compiled Go regexp (cached); throws a builtin error for invalid patterns. */
 export const compileRegex = (pattern: string): RegExp => {
