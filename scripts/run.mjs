@@ -63,8 +63,28 @@ const testCommand = () => {
     failed = 1
   }
   if (status !== 0 && failed === 0) failed = 1
+
+  // The Rego unit tests of policies/ (`*_test.rego`), run like `opa test`.
+  const policies = policyTests()
+  passed += policies.passed
+  failed += policies.failed
   console.log(`\n${passed} passed, ${failed} failed`)
   process.exit(failed > 0 ? 1 : 0)
+}
+
+const policyTests = () => {
+  console.log("\n::: rego test policies")
+  const res = spawnSync("node", [path.join(root, "packages", "rego", "bin", "rego.js"), "test", "policies"], {
+    cwd: root,
+    encoding: "utf8"
+  })
+  const out = `${res.stdout ?? ""}${res.stderr ?? ""}`
+  // Failures in full, passes summarised: 700 lines of PASS would drown the rest.
+  process.stdout.write(out.split("\n").filter((l) => !/: PASS \(/.test(l)).join("\n"))
+  const count = (label) => Number(new RegExp(`^${label}: (\\d+)/\\d+$`, "m").exec(out)?.[1] ?? 0)
+  const passed = count("PASS")
+  const failed = count("FAIL") + count("ERROR") + (res.status !== 0 && count("FAIL") + count("ERROR") === 0 ? 1 : 0)
+  return { passed, failed }
 }
 
 const command = process.argv[2]
