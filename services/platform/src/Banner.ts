@@ -22,7 +22,10 @@ export const text = (context: Context, components: ReadonlyArray<Component>): st
     "REC platform (development) is running",
     "",
     ...row("dev identity provider", idp.issuer, ["development only: passwords and secrets are in dev/identities.yaml"]),
-    ...started.flatMap((c) => row(c.name, c.url(context), c.notes?.(context))),
+    ...started.flatMap((c) => {
+      const skipped = context.skipped.get(c.name)
+      return skipped === undefined ? row(c.name, c.url(context), c.notes?.(context)) : row(c.name, `not started: ${skipped}`)
+    }),
     "",
     "Tokens (users: viewer, editor, manager, admin, nogroup, dso-operator, ...; services: svc-grid, ...):",
     `  ${tokenCommand} --list`,

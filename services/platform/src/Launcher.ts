@@ -40,6 +40,8 @@ export interface LauncherOptions {
 export interface Context {
   readonly idp: DevIdpService
   readonly options: LauncherOptions
+  /** Components that could not start and were left out, with the reason (for the banner). */
+  readonly skipped: Map<string, string>
 }
 
 export interface Component {
@@ -76,16 +78,19 @@ export const embeddedBroker: Component = {
   name: "MQTT broker (embedded)",
   url: ({ options }) => `mqtt://127.0.0.1:${options.ports.mqtt}`,
   notes: () => ["connect with an access token as the MQTT password; the policy service decides (/mqtt/user, /mqtt/acl)"],
-  layer: ({ options }) =>
-    options.embeddedBroker
-      ? EmbeddedBroker.layer({ port: options.ports.mqtt }).pipe(
-        Layer.provide(BrokerAuth.layer({ url: `http://127.0.0.1:${options.ports.policy}` })),
+  layer: (context) =>
+    context.options.embeddedBroker
+      ? EmbeddedBroker.layer({ port: context.options.ports.mqtt }).pipe(
+        Layer.provide(BrokerAuth.layer({ url: `http://127.0.0.1:${context.options.ports.policy}` })),
         Layer.discard,
         // A port already taken (a local Mosquitto) is not a reason to stop the platform.
         Layer.catchAll((error: MqttBrokerError) =>
           Layer.effectDiscard(
-            Effect.logWarning(
-              `${error.message}; no embedded MQTT broker (set PLATFORM_MQTT_PORT to move it, or PLATFORM_MQTT_HOST to use that broker)`
+            Effect.zipRight(
+              Effect.sync(() => context.skipped.set(embeddedBroker.name, error.message)),
+              Effect.logWarning(
+                `${error.message}; no embedded MQTT broker (set PLATFORM_MQTT_PORT to move it, or PLATFORM_MQTT_HOST to use that broker)`
+              )
             )
           )
         )
@@ -128,7 +133,7 @@ const start = (component: Component, context: Context): LayerType.Layer<never, u
 export const layer = (options: LauncherOptions): LayerType.Layer<never, unknown> =>
   Layer.unwrapEffect(
     Effect.map(DevIdp, (idp) => {
-      const context: Context = { idp, options }
+      const context: Context = { idp, options, skipped: new Map() }
       const started = components.map((component) => start(component, context))
       return Banner.layer(context, components).pipe(Layer.provide(Layer.mergeAll(Layer.empty, ...started)))
     })

@@ -85,7 +85,8 @@ layer(Launcher.layer(options).pipe(Layer.orDie), { excludeTestServices: true, ti
     const text = Banner.text(
       {
         idp: { issuer: `http://127.0.0.1:${idpPort}`, tokenEndpoint: `http://127.0.0.1:${idpPort}/protocol/openid-connect/token` } as never,
-        options
+        options,
+        skipped: new Map()
       },
       Launcher.components
     )
@@ -93,5 +94,11 @@ layer(Launcher.layer(options).pipe(Layer.orDie), { excludeTestServices: true, ti
     expect(text).toContain(`mqtt://127.0.0.1:${mqttPort}`)
     expect(text).toContain(`PLATFORM_OIDC_BASE_URL=http://127.0.0.1:${idpPort} node packages/dev-idp/bin/dev-token.js viewer`)
     expect(text).toContain(`curl -s -X POST http://localhost:${policyPort}/dataset/access`)
+    const withoutBroker = Banner.text(
+      { idp: { issuer: "http://localhost:8080", tokenEndpoint: "t" } as never, options, skipped: new Map([["MQTT broker (embedded)", "port 1883 taken"]]) },
+      Launcher.components
+    )
+    expect(withoutBroker).toContain("not started: port 1883 taken")
+    expect(withoutBroker).toContain("node packages/dev-idp/bin/dev-token.js viewer")
   })
 })
