@@ -68,7 +68,7 @@ const decisionRules = ["allow", "reason"] as const
 const decisionRulesWithFilters = ["allow", "reason", "filters"] as const
 
 /** Evaluates one decision against a compiled set; throws `PolicyEvaluationError`. */
-export const evaluate = (loaded: Loaded, pkg: string, input: unknown): CachedDecision => {
+const evaluate = (loaded: Loaded, pkg: string, input: unknown): CachedDecision => {
   const fail = (message: string) => new PolicyEvaluationError({ package: pkg, message })
   if (!loaded.packages.has(pkg)) throw fail(`policy package ${pkg} is not loaded`)
   const withFilters = loaded.compiled.hasRule(pkg, "filters")
@@ -105,7 +105,7 @@ export const evaluate = (loaded: Loaded, pkg: string, input: unknown): CachedDec
 
 export interface EmbeddedOptions extends PolicyConfig.EmbeddedConfig {}
 
-/** The engine over a directory, with an explicit configuration (tests, the launcher). */
+/** The engine over a directory, with an explicit configuration. */
 export const make = (config: EmbeddedOptions) =>
   Effect.gen(function*() {
     const compiler = yield* PolicyCompiler
@@ -220,7 +220,11 @@ export const make = (config: EmbeddedOptions) =>
             })
           )
         }
-      }).pipe(Effect.withSpan("PolicyEngine.evaluate", { attributes: { "policy.package": pkg, "policy.rule": rule } }))
+      }).pipe((effect) =>
+        tracing
+          ? Effect.withSpan(effect, "PolicyEngine.evaluate", { attributes: { "policy.package": pkg, "policy.rule": rule } })
+          : effect
+      )
 
     const status = Effect.sync((): PolicyStatus => {
       const loaded = current

@@ -197,49 +197,39 @@ export const SystemLive = HttpApiBuilder.group(Api, "system", (handlers) =>
   Effect.gen(function*() {
     const decisions = yield* Decisions
 
-    const health = Effect.map(decisions.status, (status) => {
-      const state = !status.loaded ? "unhealthy" as const : status.last_load_error ? "degraded" as const : "healthy" as const
-      return {
-        status: state,
-        version: Config.Service.version,
-        policies_loaded: status.loaded,
-        details: {
-          policy_count: status.policy_count,
-          packages: status.packages,
-          ...(status.loaded_at === undefined ? {} : { loaded_at: status.loaded_at }),
-          ...(status.last_load_error === undefined ? {} : { last_load_error: status.last_load_error })
-        },
-        cache: status.cache
-      }
-    })
+    /** `/health` and `/ready` bodies from the engine's status; no status at all is unhealthy. */
+    const report = decisions.status.pipe(
+      Effect.catchTag("PolicyUnavailable", (e) =>
+        Effect.succeed<Decision.PolicyStatus>({
+          loaded: false,
+          policy_count: 0,
+          packages: [],
+          last_load_error: { message: e.message, problems: [], at: new Date().toISOString() },
+          fail_open: false,
+          cache: { enabled: false, hits: 0, misses: 0, size: 0, max_size: 0, ttl_seconds: 0 }
+        })),
+      Effect.map((status) => {
+        const health: Domain.HealthResponse = {
+          status: !status.loaded ? "unhealthy" : status.last_load_error ? "degraded" : "healthy",
+          version: Config.Service.version,
+          policies_loaded: status.loaded,
+          details: {
+            policy_count: status.policy_count,
+            packages: status.packages,
+            ...(status.loaded_at === undefined ? {} : { loaded_at: status.loaded_at }),
+            ...(status.last_load_error === undefined ? {} : { last_load_error: status.last_load_error })
+          }
+        }
+        const ready: Domain.ReadyResponse = { ...health, details: { ...health.details, cache: status.cache } }
+        return { health, ready }
+      })
+    )
 
     return handlers
-      .handle("health", () =>
-        Effect.map(health, ({ cache: _, ...body }) => body).pipe(
-          Effect.catchTag("PolicyUnavailable", (e) =>
-            Effect.succeed({
-              status: "unhealthy" as const,
-              version: Config.Service.version,
-              policies_loaded: false,
-              details: { policy_count: 0, packages: [], last_load_error: { message: e.message, problems: [], at: new Date().toISOString() } }
-            }))
-        ))
+      .handle("health", () => Effect.map(report, (r) => r.health))
       .handle("ready", () =>
-        Effect.gen(function*() {
-          const { cache, ...body } = yield* Effect.orElseFail(health, () =>
-            new Domain.NotReady({
-              status: "unhealthy",
-              version: Config.Service.version,
-              policies_loaded: false,
-              details: {
-                policy_count: 0,
-                packages: [],
-                cache: { hits: 0, misses: 0, size: 0, max_size: 0, ttl_seconds: 0, enabled: false }
-              }
-            }))
-          const ready = { ...body, details: { ...body.details, cache } }
-          return body.policies_loaded ? ready : yield* Effect.fail(new Domain.NotReady(ready))
-        }))
+        Effect.flatMap(report, (r) =>
+          r.ready.policies_loaded ? Effect.succeed(r.ready) : Effect.fail(new Domain.NotReady(r.ready))))
       .handle("reload", () =>
         Effect.gen(function*() {
           const subject = yield* Authentication.CurrentSubject
