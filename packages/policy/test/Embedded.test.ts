@@ -1,5 +1,7 @@
+import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { describe, expect, it } from "@effect/vitest"
 import { Embedded, PolicyEngine, RegoCompiler } from "@rec/policy"
+import { Tracing } from "@rec/platform"
 import type { PolicyInput } from "@rec/policy/PolicyInput"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -276,4 +278,23 @@ max := data.test.limits.max
       expect(results.filter((r) => "allowed" in r && r.allowed === true)).toHaveLength(100)
       expect(Exit.isSuccess(yield* Effect.exit(engine.status))).toBe(true)
     }))
+})
+
+describe("Embedded PolicyEngine tracing", () => {
+  const exporter = new InMemorySpanExporter()
+  const decisionSpans = () => exporter.getFinishedSpans().filter((s) => s.name === "PolicyEngine.decide")
+
+  it.scoped("a span per decision when spans are exported", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempPolicies({ "policy.rego": userPolicy })
+      const engine = yield* engineOver(dir)
+      yield* engine.decide("test.users", question("user"))
+      expect(decisionSpans()).toHaveLength(1)
+      expect(decisionSpans()[0]?.attributes).toMatchObject({
+        "policy.package": "test.users",
+        "policy.resource.type": "thing",
+        "policy.allowed": true,
+        "policy.cached": false
+      })
+    }).pipe(Effect.provide(Tracing.layerSpanProcessor({ name: "test", version: "0" }, new SimpleSpanProcessor(exporter)))))
 })
