@@ -3,7 +3,7 @@
  * the policy service that can be pasted as it is. Plain text on stdout, for people (the
  * components' own logs stay JSON lines).
  */
-import { Console, Layer } from "effect"
+import { Console, Effect, Layer } from "effect"
 import type { Component, Context } from "./Launcher.js"
 
 const devToken = "node packages/dev-idp/bin/dev-token.js"
@@ -40,7 +40,10 @@ export const text = (context: Context, components: ReadonlyArray<Component>): st
   ].join("\n")
 }
 
-/** Prints the banner when built (after the components it is provided with). */
+/**
+ * Prints the banner when built, i.e. after the components it is provided with: the text is
+ * rendered then, not when the layer is defined, so components that failed to start are known.
+ */
 export const layer = (context: Context, components: ReadonlyArray<Component>): Layer.Layer<never> =>
-  Layer.effectDiscard(Console.log(text(context, components)))
+  Layer.effectDiscard(Effect.suspend(() => Console.log(text(context, components))))
 

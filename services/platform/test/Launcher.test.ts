@@ -3,7 +3,7 @@
  * and the embedded MQTT broker in one process, wired to each other: a token from the identity
  * provider is accepted by the policy service, and by the broker through the policy service.
  */
-import { expect, layer } from "@effect/vitest"
+import { expect, layer, vi } from "@effect/vitest"
 import { Banner, Launcher } from "@rec/launcher"
 import { Effect, Layer } from "effect"
 import * as Mqtt from "mqtt"
@@ -101,4 +101,23 @@ layer(Launcher.layer(options).pipe(Layer.orDie), { excludeTestServices: true, ti
     expect(withoutBroker).toContain("not started: port 1883 taken")
     expect(withoutBroker).toContain("node packages/dev-idp/bin/dev-token.js viewer")
   })
+
+  it.effect("the banner is rendered when it is built, so it knows which components were left out", () =>
+    Effect.gen(function*() {
+      const printed: Array<string> = []
+      const spy = vi.spyOn(console, "log").mockImplementation((...args: Array<unknown>) => {
+        printed.push(args.map(String).join(" "))
+      })
+      const context: Launcher.Context = {
+        idp: { issuer: "http://localhost:8080", tokenEndpoint: "t" } as never,
+        options,
+        skipped: new Map()
+      }
+      const banner = Banner.layer(context, Launcher.components)
+      // A component fails after the banner layer was defined but before it is built.
+      context.skipped.set("MQTT broker (embedded)", "port 1883 taken")
+      yield* Layer.build(banner).pipe(Effect.scoped, Effect.ensuring(Effect.sync(() => spy.mockRestore())))
+      expect(printed.join("\n")).toContain("not started: port 1883 taken")
+      expect(printed.join("\n")).not.toContain(`mqtt://127.0.0.1:${mqttPort}`)
+    }))
 })
