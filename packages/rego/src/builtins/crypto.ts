@@ -12,6 +12,7 @@ import { certificateRequestValue, certificateValue } from "./x509/json.js"
 import type { Certificate } from "./x509/model.js"
 import { parseCertificateRequest } from "./x509/request.js"
 import { verifyChain, type VerifyOptions } from "./x509/verify.js"
+import { trimASCII } from "./strings.js"
 
 const message = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 
@@ -110,7 +111,7 @@ const verifyOptions = (o: Value, nowNs: bigint): VerifyOptions => {
     switch (k) {
       case "DNSName":
         if (typeof v !== "string") throw builtinErr("'DNSName' should be a string")
-        dnsName = v.replace(/^"+|"+$/g, "")
+        dnsName = trimASCII(v, '"')
         break
       case "CurrentTime": {
         if (typeof v !== "number" && typeof v !== "bigint") throw builtinErr("'CurrentTime' should be a number")
@@ -132,7 +133,7 @@ const verifyOptions = (o: Value, nowNs: bigint): VerifyOptions => {
         const usages: number[] = []
         for (const x of Array.isArray(v) ? v : v.sorted()) {
           if (typeof x !== "string") continue
-          const name = x.replace(/^"+|"+$/g, "")
+          const name = trimASCII(x, '"')
           const u = ALLOWED_KEY_USAGES.get(name)
           if (u === undefined) bad.push(name)
           else usages.push(u)

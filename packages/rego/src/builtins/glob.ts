@@ -1,32 +1,39 @@
 // glob.match and glob.quote_meta with gobwas/glob semantics: `*` matches within a segment
 // (not across delimiters), `**` across segments, `?` one non-delimiter character, `[...]`/`[!...]`
-// character classes, `{a,b}` alternatives and `\` escapes.
+// character classes, `{a,b}` alternatives and `\` escapes. A glob is translated to an RE2
+// pattern and matched by the linear-time engine of src/re2 (a glob with many stars would take
+// polynomial time, and nested alternatives exponential time, in a backtracking engine).
 
-
+import { PatternCache } from "../re2/cache.js"
+import { Regexp, RegexpSyntaxError } from "../re2/regexp.js"
 import { builtinErr, str } from "./args.js"
-import { type BuiltinDef, elementTypeError, typeError } from "./registry.js"
+import { meterOf } from "./regex.js"
+import { type BuiltinContext, type BuiltinDef, elementTypeError, typeError } from "./registry.js"
 
-const escapeRe = (s: string): string => s.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&")
+/** A code point as an RE2 literal (letters and digits as themselves, anything else as \x{...}). */
+const lit = (cp: number): string => (/[A-Za-z0-9]/.test(String.fromCodePoint(cp)) ? String.fromCodePoint(cp) : `\\x{${cp.toString(16)}}`)
 
-const compileGlob = (pattern: string, delimiters: readonly string[]): RegExp => {
-  const notDelim = delimiters.length === 0 ? "[\\s\\S]" : "[^" + delimiters.map(escapeRe).join("") + "]"
+/** The RE2 pattern matching what a glob matches, as a whole string. */
+const globPattern = (pattern: string, delimiters: readonly string[]): string => {
+  const anyChar = "(?s:.)"
+  const notDelim = delimiters.length === 0 ? anyChar : "[^" + delimiters.map((d) => lit(d.codePointAt(0) as number)).join("") + "]"
+  const cps = Array.from(pattern, (c) => c.codePointAt(0) as number)
   let i = 0
   const parse = (inAlt: boolean): string => {
     let out = ""
-    while (i < pattern.length) {
-      const ch = pattern[i]
+    while (i < cps.length) {
+      const ch = String.fromCodePoint(cps[i])
       if (inAlt && (ch === "," || ch === "}")) return out
       switch (ch) {
         case "\\": {
-          const next = pattern[i + 1]
-          if (next === undefined) throw builtinErr("unexpected end of input")
-          out += escapeRe(next)
+          if (i + 1 >= cps.length) throw builtinErr("unexpected end of input")
+          out += lit(cps[i + 1])
           i += 2
           break
         }
         case "*":
-          if (pattern[i + 1] === "*") {
-            out += "[\\s\\S]*"
+          if (cps[i + 1] === 0x2a) {
+            out += anyChar + "*"
             i += 2
           } else {
             out += notDelim + "*"
@@ -38,21 +45,22 @@ const compileGlob = (pattern: string, delimiters: readonly string[]): RegExp => 
           i++
           break
         case "[": {
-          const end = pattern.indexOf("]", i + 1)
-          if (end < 0) throw builtinErr("unexpected end of input")
-          let body = pattern.slice(i + 1, end)
+          let end = i + 1
+          while (end < cps.length && cps[end] !== 0x5d) end++
+          if (end >= cps.length) throw builtinErr("unexpected end of input")
+          let body = cps.slice(i + 1, end)
           let neg = false
-          if (body.startsWith("!")) {
+          if (body[0] === 0x21) {
             neg = true
             body = body.slice(1)
           }
-          if (body === "") throw builtinErr("unexpected length of lo character")
+          if (body.length === 0) throw builtinErr("unexpected length of lo character")
           let cls = ""
           for (let j = 0; j < body.length; j++) {
-            if (body[j + 1] === "-" && j + 2 < body.length) {
-              cls += escapeRe(body[j]) + "-" + escapeRe(body[j + 2])
+            if (body[j + 1] === 0x2d && j + 2 < body.length) {
+              cls += lit(body[j]) + "-" + lit(body[j + 2])
               j += 2
-            } else cls += escapeRe(body[j])
+            } else cls += lit(body[j])
           }
           out += (neg ? "[^" : "[") + cls + "]"
           i = end + 1
@@ -63,8 +71,8 @@ const compileGlob = (pattern: string, delimiters: readonly string[]): RegExp => 
           const alts: string[] = []
           for (;;) {
             alts.push(parse(true))
-            if (i >= pattern.length) throw builtinErr("unexpected end of input")
-            if (pattern[i] === "}") {
+            if (i >= cps.length) throw builtinErr("unexpected end of input")
+            if (cps[i] === 0x7d) {
               i++
               break
             }
@@ -73,28 +81,33 @@ const compileGlob = (pattern: string, delimiters: readonly string[]): RegExp => 
           out += "(?:" + alts.join("|") + ")"
           break
         }
-        default: {
-          const cp = String.fromCodePoint(pattern.codePointAt(i) as number)
-          out += escapeRe(cp)
-          i += cp.length
-        }
+        default:
+          out += lit(cps[i])
+          i++
       }
     }
     return out
   }
-  const src = parse(false)
-  return new RegExp("^" + src + "$", "u")
+  return "^(?:" + parse(false) + ")$"
 }
 
-/** Compiled patterns, oldest evicted first: policies use a bounded set of patterns. */
-const cache = new Map<string, RegExp>()
-const MAX_CACHE = 4096
+const compileGlob = (pattern: string, delimiters: readonly string[], ctx: BuiltinContext): Regexp => {
+  try {
+    return Regexp.compile(globPattern(pattern, delimiters), meterOf(ctx))
+  } catch (e) {
+    if (e instanceof RegexpSyntaxError) throw builtinErr(e.message)
+    throw e
+  }
+}
+
+/** Compiled patterns: policies use a bounded set of patterns. */
+const cache = new PatternCache()
 
 export const globs: BuiltinDef[] = [
   {
     name: "glob.match",
     arity: 3,
-    fn: ([p, d, m]) => {
+    fn: ([p, d, m], ctx) => {
       const pattern = str(p, 1)
       let delims: string[]
       if (d === null) delims = []
@@ -109,13 +122,7 @@ export const globs: BuiltinDef[] = [
       } else throw typeError(2, d, "array", "null")
       const match = str(m, 3)
       const key = pattern + "\u0000" + delims.join("")
-      let re = cache.get(key)
-      if (re === undefined) {
-        re = compileGlob(pattern, delims)
-        if (cache.size >= MAX_CACHE) cache.delete(cache.keys().next().value as string)
-        cache.set(key, re)
-      }
-      return re.test(match)
+      return cache.getOrCompile(key, () => compileGlob(pattern, delims, ctx)).matchString(match, meterOf(ctx))
     }
   },
   {

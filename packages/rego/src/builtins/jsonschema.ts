@@ -14,8 +14,9 @@
 
 import { compareStrings, isObject, objectEntries, RegoSet, type Value, formatNumber } from "../value.js"
 import { parseTime } from "./gotime.js"
-import { compileRegex } from "./regex.js"
-import { type BuiltinDef, builtinError } from "./registry.js"
+import type { Regexp } from "../re2/regexp.js"
+import { compileRegex, meterOf } from "./regex.js"
+import { type BuiltinContext, type BuiltinDef, builtinError } from "./registry.js"
 
 // ---------------------------------------------------------------------------------------------
 // JSON documents with exact numbers
@@ -294,7 +295,7 @@ interface Sub {
   types: string[]
   properties: Array<[string, Sub]>
   additionalProperties?: boolean | Sub
-  patternProperties?: Array<[string, RegExp, Sub]>
+  patternProperties?: Array<[string, Regexp, Sub]>
   propertyNames?: Sub
   dependencies?: Map<string, string[] | Sub>
   items: Sub[]
@@ -307,7 +308,7 @@ interface Sub {
   exclusiveMaximum?: Rat
   minLength?: number
   maxLength?: number
-  pattern?: { source: string; re: RegExp }
+  pattern?: { source: string; re: Regexp }
   format?: string
   minProperties?: number
   maxProperties?: number
@@ -535,9 +536,9 @@ class Compiler {
       if (pp.size > 0) {
         s.patternProperties = []
         for (const k of sortedKeys(pp)) {
-          let re: RegExp
+          let re: Regexp
           try {
-            re = compileRegex(k)
+            re = compileRegex(k, evaluation)
           } catch {
             throw new SchemaError(`Invalid regex pattern '${k}'`)
           }
@@ -608,7 +609,7 @@ class Compiler {
       const p = m.get("pattern") as J
       if (typeof p !== "string") throw invalidType("string", "pattern")
       try {
-        s.pattern = { source: p, re: compileRegex(p) }
+        s.pattern = { source: p, re: compileRegex(p, evaluation) }
       } catch {
         throw new SchemaError("pattern must be a valid regex")
       }
@@ -791,6 +792,7 @@ const validateWith = (s: Sub, node: J, ctx: Ctx): Result => {
 }
 
 const validate = (s: Sub, node: J, r: Result, ctx: Ctx): void => {
+  evaluation?.charge(1)
   if (s.pass !== undefined) {
     if (!s.pass) r.add("false", "False always fails validation", ctx, {})
     return
@@ -970,8 +972,7 @@ const validateObject = (s: Sub, node: Map<string, J>, r: Result, ctx: Ctx): void
     const known = s.properties.some(([name]) => name === k)
     let matched = false
     for (const [, re, ps] of s.patternProperties ?? []) {
-      re.lastIndex = 0
-      if (!re.test(k)) continue
+      if (!re.matchString(k, evaluation === undefined ? undefined : meterOf(evaluation))) continue
       matched = true
       r.merge(validateWith(ps, node.get(k) as J, sub(k, ctx)))
     }
@@ -997,8 +998,7 @@ const validateString = (s: Sub, node: string, r: Result, ctx: Ctx): void => {
   if (s.minLength !== undefined && runeLength(node) < s.minLength) r.add("string_gte", "String length must be greater than or equal to {{.min}}", ctx, { min: s.minLength })
   if (s.maxLength !== undefined && runeLength(node) > s.maxLength) r.add("string_lte", "String length must be less than or equal to {{.max}}", ctx, { max: s.maxLength })
   if (s.pattern !== undefined) {
-    s.pattern.re.lastIndex = 0
-    if (!s.pattern.re.test(node)) r.add("pattern", "Does not match pattern '{{.pattern}}'", ctx, { pattern: s.pattern.source })
+    if (!s.pattern.re.matchString(node, evaluation === undefined ? undefined : meterOf(evaluation))) r.add("pattern", "Does not match pattern '{{.pattern}}'", ctx, { pattern: s.pattern.source })
   }
   r.score++
 }
@@ -1023,7 +1023,9 @@ const HOSTNAME = /^([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]{0,61}[a-zA-Z0-9])(\.([a-
 const UUID = /^[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}$/i
 const JSON_POINTER = /^(?:\/(?:[^~/]|~0|~1)*)*$/su
 const RELATIVE_JSON_POINTER = /^(?:0|[1-9][0-9]*)(?:#|(?:\/(?:[^~/]|~0|~1)*)*)$/su
-const URI_TEMPLATE = /^([^{]*(\{[^}]*\})?)*$/su
+// Text in which every { opens a {...} expression. (Written without nested quantifiers: the
+// equivalent /^([^{]*(\{[^}]*\})?)*$/ takes exponential time in a backtracking engine.)
+const URI_TEMPLATE = /^(?:[^{]|\{[^}]*\})*$/su
 
 const parsesAs = (layouts: readonly string[], s: string): boolean =>
   layouts.some((l) => {
@@ -1162,7 +1164,7 @@ const isFormat = (format: string, node: J): boolean => {
     case "date-time":
       return parsesAs(["15:04:05", "15:04:05Z07:00", "2006-01-02", "2006-01-02T15:04:05Z07:00", "2006-01-02T15:04:05.999999999Z07:00"], s)
     case "hostname":
-      return HOSTNAME.test(s) && Buffer.byteLength(s) < 256
+      return Buffer.byteLength(s) < 256 && HOSTNAME.test(s)
     case "email":
     case "idn-email":
       return EMAIL.test(s)
@@ -1187,7 +1189,7 @@ const isFormat = (format: string, node: J): boolean => {
     case "regex":
       if (s === "") return true
       try {
-        compileRegex(s)
+        compileRegex(s, evaluation)
         return true
       } catch {
         return false
@@ -1211,6 +1213,22 @@ const load = (v: Value): J => {
   throw new SchemaError("wrong type, expected string or object")
 }
 
+/**
+ * The evaluation a json.* schema builtin runs in, while it runs (builtins run synchronously):
+ * schema compilation and validation charge their work to it, and its patterns are metered.
+ */
+let evaluation: BuiltinContext | undefined
+
+const within = <T>(ctx: BuiltinContext, f: () => T): T => {
+  const outer = evaluation
+  evaluation = ctx
+  try {
+    return f()
+  } finally {
+    evaluation = outer
+  }
+}
+
 /** Compiled schemas of recently used schema texts and values (compiling is the expensive part). */
 const compiled = new Map<string, Sub>()
 const COMPILED_MAX = 128
@@ -1230,9 +1248,9 @@ export const jsonSchema: BuiltinDef[] = [
   {
     name: "json.verify_schema",
     arity: 1,
-    fn: ([schema]) => {
+    fn: ([schema], ctx) => {
       try {
-        schemaOf(schema)
+        within(ctx, () => schemaOf(schema))
         return [true, null]
       } catch (e) {
         if (e instanceof SchemaError) return [false, "jsonschema: " + e.message]
@@ -1243,17 +1261,17 @@ export const jsonSchema: BuiltinDef[] = [
   {
     name: "json.match_schema",
     arity: 2,
-    fn: ([document, schema]) => {
+    fn: ([document, schema], ctx) => {
       let s: Sub
       let doc: J
       try {
         doc = load(document)
-        s = schemaOf(schema)
+        s = within(ctx, () => schemaOf(schema))
       } catch (e) {
         if (e instanceof SchemaError) throw builtinError(e.message)
         throw e
       }
-      const r = validateWith(s, doc, ROOT)
+      const r = within(ctx, () => validateWith(s, doc, ROOT))
       const errors: Value[] = r.errors.map((e) => ({ error: `${e.field}: ${e.description}`, type: e.type, field: e.field, desc: e.description }))
       return [r.valid, errors]
     }

@@ -5,6 +5,7 @@ import * as crypto from "node:crypto"
 import { base64UrlDecode } from "./asn1.js"
 import { decodeGoJSON } from "./gojson.js"
 import { type Value, isObject, objectGet } from "../value.js"
+import { trimASCII } from "./strings.js"
 
 /** A key as jwk.Parse exports it: raw bytes for `oct`, a KeyObject otherwise. */
 export type JoseKey =
@@ -79,7 +80,7 @@ const parseKey = (o: Value): JoseKey => {
 
 const decodeField = (name: string, v: string): Buffer => {
   try {
-    return base64UrlDecode(v.replace(/=+$/, ""))
+    return base64UrlDecode(trimASCII(v, "=", false, true))
   } catch {
     throw new Error(`failed to parse key: failed to decode ${JSON.stringify(name)}`)
   }

@@ -12,6 +12,7 @@ import { decodeGoJSON, fastjsonGetString, isGoJSON, marshalGoJSON } from "./gojs
 import { type JoseKey, JWS_ALGORITHMS, jwsSign, jwsVerify, parseJWKs, rsaKeyAllowed } from "./jwk.js"
 import type { BuiltinContext, BuiltinDef } from "./registry.js"
 import { parsePKIXPublicKey, parseSingleCertificate } from "./x509/certificate.js"
+import { trimASCII } from "./strings.js"
 
 const message = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 const utf8 = new TextDecoder("utf-8")
@@ -366,7 +367,7 @@ const decode = (v: Value): Value => {
   const cty = objectGet(header, "cty")
   if (cty === "JWT") {
     // A nested token is often a quoted string (jwt.io does this).
-    return decode(payloadText.replace(/^["']+|["']+$/g, ""))
+    return decode(trimASCII(payloadText, "\"'"))
   }
   const payload = payloadObject(payloadText)
   let sig: Buffer

@@ -25,6 +25,19 @@ export const isGoSpace = (c: number): boolean =>
   c === 0x205f ||
   c === 0x3000
 
+/**
+ * Removes leading and/or trailing runs of the given ASCII characters, in linear time (the
+ * regular expression /c+$/ is quadratic in a backtracking engine on a long run of c followed
+ * by something else).
+ */
+export const trimASCII = (s: string, chars: string, left = true, right = true): string => {
+  let a = 0
+  let b = s.length
+  if (left) while (a < b && chars.includes(s[a])) a++
+  if (right) while (b > a && chars.includes(s[b - 1])) b--
+  return a === 0 && b === s.length ? s : s.slice(a, b)
+}
+
 const trimCut = (s: string, cut: string, left: boolean, right: boolean): string => {
   const set = new Set([...cut])
   const cps = [...s]

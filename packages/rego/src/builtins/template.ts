@@ -15,6 +15,7 @@ import { isObject, objectEntries, RegoSet, type Value, formatNumber } from "../v
 import { queryEscape } from "./encoding.js"
 import { obj, str } from "./args.js"
 import { type BuiltinDef, builtinError } from "./registry.js"
+import { trimASCII } from "./strings.js"
 
 // ---------------------------------------------------------------------------------------------
 // Values as the template sees them (Go's decoding of JSON into `any`)
@@ -164,7 +165,7 @@ const split = (src: string): Piece[] => {
     }
     let start = open + 2
     if (src[start] === "-" && isSpace(src[start + 1])) {
-      text = text.replace(/[ \t\r\n]+$/, "")
+      text = trimASCII(text, " \t\r\n", false, true)
       start += 2
     }
     if (text !== "") out.push({ kind: "text", text })
