@@ -7,9 +7,18 @@
  * {"time":"2025-01-01T12:00:00.000Z","level":"INFO","service":"policy","message":"Sent HTTP response",
  *  "request_id":"4f1c...","http.status":200}
  * ```
+ *
+ * Lines leave through `stdoutLines`: the lines of one event-loop turn in one write (a write per
+ * line is a system call per line), in the order they were logged, the rest written
+ * synchronously when the process exits. Lines written per request at high rates (the access log,
+ * the policy service's audit records) skip Effect's logger, whose annotation and fiber-ref
+ * machinery cost more than the rest of a small request: `RequestLogger` writes them as JSON
+ * directly (`Logging.layer` installs it; without that layer, as in tests that capture logs with
+ * `Logger.replace`, they go through Effect's logger as before).
  */
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as FiberRefs from "effect/FiberRefs"
 import * as HashMap from "effect/HashMap"
@@ -19,8 +28,35 @@ import * as Logger from "effect/Logger"
 import type * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
-import { CurrentRequest } from "./RequestContext.js"
+import { CurrentRequest, type RequestInfo } from "./RequestContext.js"
 import type { LogFormat } from "./ServiceConfig.js"
+
+export interface LineWriter {
+  /** One line (without its newline). */
+  readonly write: (line: string) => void
+}
+
+const makeStdoutLines = (): LineWriter => {
+  let pending: Array<string> = []
+  const flush = () => {
+    if (pending.length === 0) return
+    const chunk = pending.join("\n") + "\n"
+    pending = []
+    process.stdout.write(chunk)
+  }
+  process.once("exit", flush)
+  return {
+    write: (line) => {
+      if (pending.length === 0) setImmediate(flush)
+      pending.push(line)
+    }
+  }
+}
+
+let stdout: LineWriter | undefined
+
+/** Lines to stdout, batched per event-loop turn (one writer per process). */
+export const stdoutLines = (): LineWriter => stdout ??= makeStdoutLines()
 
 export interface JsonLoggerOptions {
   readonly service: string
@@ -55,19 +91,25 @@ const messageOf = (message: unknown): unknown => {
   return rendered.length === 1 ? rendered[0] : rendered
 }
 
+/** The first fields of every line: time, level, service, message, request and user ids. */
+const head = (
+  service: string,
+  date: Date,
+  level: string,
+  message: unknown,
+  request: RequestInfo
+): Record<string, unknown> => {
+  const record: Record<string, unknown> = { time: date.toISOString(), level, service, message }
+  if (request.requestId !== "") record.request_id = request.requestId
+  if (request.userId !== undefined) record.user_id = request.userId
+  return record
+}
+
 /** The JSON line for one log call. */
 export const jsonLogger = (options: JsonLoggerOptions): Logger.Logger<unknown, string> =>
   Logger.make(({ annotations, cause, context, date, logLevel, message }) => {
-    const record: Record<string, unknown> = {
-      time: date.toISOString(),
-      level: logLevel.label,
-      service: options.service,
-      message: messageOf(message)
-    }
     const fiberContext = FiberRefs.getOrDefault(context, FiberRef.currentContext)
-    const request = Context.get(fiberContext, CurrentRequest)
-    if (request.requestId !== "") record.request_id = request.requestId
-    if (request.userId !== undefined) record.user_id = request.userId
+    const record = head(options.service, date, logLevel.label, messageOf(message), Context.get(fiberContext, CurrentRequest))
     if (options.traceIds === true) {
       const span = Context.getOption(fiberContext, Tracer.ParentSpan)
       if (Option.isSome(span)) {
@@ -82,16 +124,71 @@ export const jsonLogger = (options: JsonLoggerOptions): Logger.Logger<unknown, s
     return stringify(record)
   })
 
+/**
+ * Where the kit's per-request lines go (the access log). `log` returns `undefined` when it
+ * wrote the line itself, otherwise the effect that logs it (run in the request's fiber).
+ */
+export interface RequestLogger {
+  readonly log: (
+    level: LogLevel.LogLevel,
+    message: string,
+    request: RequestInfo,
+    fields: Readonly<Record<string, unknown>>
+  ) => Effect.Effect<void> | undefined
+}
+
+/** Through Effect's logger (annotations become fields): what tests capture. */
+export const effectRequestLogger: RequestLogger = {
+  log: (level, message, _request, fields) => Effect.annotateLogs(Effect.logWithLevel(level, message), fields)
+}
+
+/**
+ * The same JSON line as `jsonLogger` makes, built directly and written with `writer`; lines
+ * under `minimumLevel` are dropped.
+ */
+export const directRequestLogger = (options: JsonLoggerOptions & {
+  readonly minimumLevel: LogLevel.LogLevel
+  readonly writer: LineWriter
+}): RequestLogger => ({
+  log: (level, message, request, fields) => {
+    if (level.ordinal < options.minimumLevel.ordinal) return undefined
+    const record = head(options.service, new Date(), level.label, message, request)
+    if (options.traceIds === true && request.span !== undefined) {
+      record.trace_id = request.span.traceId
+      record.span_id = request.span.spanId
+    }
+    for (const key in fields) record[reserved.has(key) ? `annotation.${key}` : key] = fields[key]
+    options.writer.write(stringify(record))
+    return undefined
+  }
+})
+
+export class CurrentRequestLogger extends Context.Reference<CurrentRequestLogger>()(
+  "@rec/platform/Logging/CurrentRequestLogger",
+  { defaultValue: (): RequestLogger => effectRequestLogger }
+) {}
+
 export interface LoggingOptions extends JsonLoggerOptions {
   readonly level: LogLevel.LogLevel
   readonly format?: LogFormat | undefined
 }
 
-/** Replaces Effect's default logger and sets the minimum level (`LOG_LEVEL`). */
-export const layer = (options: LoggingOptions): Layer.Layer<never> =>
-  Layer.merge(
-    options.format === "pretty"
-      ? Logger.pretty
-      : Logger.replace(Logger.defaultLogger, Logger.withConsoleLog(jsonLogger(options))),
-    Logger.minimumLogLevel(options.level)
+/**
+ * Replaces Effect's default logger (JSON lines through `stdoutLines`, or Effect's pretty format)
+ * and sets the minimum level (`LOG_LEVEL`); with JSON, per-request lines are written directly.
+ */
+export const layer = (options: LoggingOptions): Layer.Layer<CurrentRequestLogger> => {
+  if (options.format === "pretty") {
+    return Layer.mergeAll(
+      Logger.pretty,
+      Logger.minimumLogLevel(options.level),
+      Layer.succeed(CurrentRequestLogger, effectRequestLogger)
+    )
+  }
+  const writer = stdoutLines()
+  return Layer.mergeAll(
+    Logger.replace(Logger.defaultLogger, Logger.map(jsonLogger(options), writer.write)),
+    Logger.minimumLogLevel(options.level),
+    Layer.succeed(CurrentRequestLogger, directRequestLogger({ ...options, minimumLevel: options.level, writer }))
   )
+}

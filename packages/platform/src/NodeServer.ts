@@ -15,7 +15,7 @@
  * request that might use them.
  */
 import type * as NodeContext from "@effect/platform-node/NodeContext"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as PlatformNodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type * as Etag from "@effect/platform/Etag"
 import type * as HttpPlatform from "@effect/platform/HttpPlatform"
 import * as HttpServer from "@effect/platform/HttpServer"
@@ -25,6 +25,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
 import * as Http from "node:http"
 
 export interface ServerLifecycle {
@@ -37,6 +38,19 @@ export interface ServerLifecycle {
 }
 
 export const ServerLifecycle = Context.GenericTag<ServerLifecycle>("@rec/platform/ServerLifecycle")
+
+/** The Node server itself: the kit installs its request handler on it (`RequestHandler`). */
+export class NodeHttpServer extends Context.Tag("@rec/platform/NodeHttpServer")<NodeHttpServer, Http.Server>() {}
+
+/** Installs a `request` listener for the lifetime of the scope. */
+export const listen = (
+  handler: (request: Http.IncomingMessage, response: Http.ServerResponse) => void
+): Effect.Effect<void, never, NodeHttpServer | Scope.Scope> =>
+  Effect.flatMap(NodeHttpServer, (server) =>
+    Effect.acquireRelease(
+      Effect.sync(() => server.on("request", handler)),
+      () => Effect.sync(() => server.off("request", handler))
+    ))
 
 export interface ServerOptions {
   readonly port: number
@@ -64,7 +78,7 @@ const make = (options: ServerOptions) =>
       })
     })
 
-    const httpServer = yield* NodeHttpServer.make(() => server, { port: options.port, host: options.host })
+    const httpServer = yield* PlatformNodeHttpServer.make(() => server, { port: options.port, host: options.host })
 
     const waitIdle = Effect.async<void>((resume) => {
       if (active.size === 0) return resume(Effect.void)
@@ -106,20 +120,27 @@ const make = (options: ServerOptions) =>
       inFlight: () => active.size,
       drain
     }
-    return { httpServer, lifecycle }
+    return { httpServer, lifecycle, server }
   })
 
 /** Services `NodeHttpServer` provides next to the server (the request handlers may need them). */
 export type PlatformServices = HttpPlatform.HttpPlatform | Etag.Generator | NodeContext.NodeContext
 
-/** The server, its lifecycle handle and the Node platform services (`FileSystem`, `Path`, ...). */
+/**
+ * The server, its lifecycle handle and the Node platform services (`FileSystem`, `Path`, ...).
+ * `HttpServer.HttpServer` gives the address; requests are served by a handler installed with
+ * `listen` (its `serve` would install `@effect/platform-node`'s own handler).
+ */
 export const layer = (
   options: ServerOptions
-): Layer.Layer<HttpServer.HttpServer | ServerLifecycle | PlatformServices, HttpServerError.ServeError> =>
+): Layer.Layer<HttpServer.HttpServer | ServerLifecycle | NodeHttpServer | PlatformServices, HttpServerError.ServeError> =>
   Layer.merge(
     Layer.scopedContext(
-      Effect.map(make(options), ({ httpServer, lifecycle }) =>
-        Context.make(HttpServer.HttpServer, httpServer).pipe(Context.add(ServerLifecycle, lifecycle)))
+      Effect.map(make(options), ({ httpServer, lifecycle, server }) =>
+        Context.make(HttpServer.HttpServer, httpServer).pipe(
+          Context.add(ServerLifecycle, lifecycle),
+          Context.add(NodeHttpServer, server)
+        ))
     ),
-    NodeHttpServer.layerContext
+    PlatformNodeHttpServer.layerContext
   )

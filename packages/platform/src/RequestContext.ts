@@ -24,8 +24,8 @@ export interface RequestInfo {
   readonly method: string
   readonly path: string
   readonly startedAt: number
-  /** The server span when tracing is on. */
-  readonly span: Tracer.Span | undefined
+  /** The server span when tracing is on (set once the span is open). */
+  span: Tracer.Span | undefined
   /** The matched route template (`/items/:id`), once the router has matched. */
   route: string | undefined
   /** The authenticated subject's id, once authentication has run. */

@@ -21,7 +21,6 @@ import type * as HttpApi from "@effect/platform/HttpApi"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
-import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpServer from "@effect/platform/HttpServer"
 import type * as HttpServerError from "@effect/platform/HttpServerError"
 import * as Cause from "effect/Cause"
@@ -36,7 +35,8 @@ import * as Cors from "./Cors.js"
 import * as Health from "./Health.js"
 import * as Logging from "./Logging.js"
 import * as NodeServer from "./NodeServer.js"
-import * as ServerMiddleware from "./ServerMiddleware.js"
+import type * as RequestContext from "./RequestContext.js"
+import * as RequestHandler from "./RequestHandler.js"
 import * as ServiceConfig from "./ServiceConfig.js"
 import * as Tracing from "./Tracing.js"
 
@@ -85,16 +85,16 @@ export type ApiRequirements<A> = A extends HttpApi.HttpApi<infer Id, infer Group
   : never
 
 /** Services the kit provides to routes itself. */
-type KitProvided = HttpLayerRouter.HttpRouter | NodeServer.ServerLifecycle | NodeServer.PlatformServices
+type KitProvided =
+  | HttpLayerRouter.HttpRouter
+  | NodeServer.ServerLifecycle
+  | NodeServer.NodeHttpServer
+  | NodeServer.PlatformServices
+  | RequestContext.CurrentRequest
 
 const isReadinessOptions = <R>(
   value: Health.Checks<R> | ReadinessOptions<R>
 ): value is ReadinessOptions<R> => "checks" in value && typeof value.checks === "object" && !Effect.isEffect(value.checks)
-
-const pathOnly = (url: string) => {
-  const q = url.indexOf("?")
-  return q === -1 ? url : url.slice(0, q)
-}
 
 const defaultRedactedHeaders = ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"]
 
@@ -107,7 +107,7 @@ const make = <
   RReady,
   ERoutes,
   RRoutes,
-  ServerOut extends HttpServer.HttpServer | NodeServer.ServerLifecycle | NodeServer.PlatformServices
+  ServerOut extends HttpServer.HttpServer | NodeServer.ServerLifecycle | NodeServer.NodeHttpServer | NodeServer.PlatformServices
 >(
   api: HttpApi.HttpApi<Id, Groups, E, R>,
   options: ServeOptions<RReady, ERoutes, RRoutes>,
@@ -144,34 +144,31 @@ const make = <
         ? Layer.empty
         : Health.readyLayer(readiness.checks, { path: readyPath, timeout: readiness.timeout }),
       options.routes ?? Layer.empty
-    ).pipe(Layer.provide(ServerMiddleware.routeTemplate.layer))
+    ).pipe(Layer.provide(RequestHandler.routeTemplate.layer))
 
-    // Sequenced so the kit's middleware is registered first, i.e. wraps everything incl. CORS.
-    const middleware = Cors.layer({
-      origins: config.corsOrigins,
-      credentials: config.corsCredentials,
-      jwtHeaderName: config.jwtHeaderName,
-      extraHeaders: options.corsHeaders
-    }).pipe(Layer.provideMerge(ServerMiddleware.layer({
+    // The kit's handler on the Node server, around the router (`RequestHandler`).
+    const handlerOptions: RequestHandler.Options = {
       errorStyle: options.errorStyle ?? "platform",
       maxBodySize: FileSystem.Size(options.maxBodySize ?? 10 * 1024 * 1024),
       accessLog: options.accessLog ?? true,
       quietPaths: quiet,
-      tracing
-    })))
-
-    // `HttpLayerRouter.serve` provides the module-level router layer, which the memo map would
-    // share between every service served from one process (the all-in-one launcher, tests with
-    // two servers): each serve gets a fresh router instead.
-    const served = Effect.gen(function*() {
+      tracing,
+      cors: Cors.make({
+        origins: config.corsOrigins,
+        credentials: config.corsCredentials,
+        jwtHeaderName: config.jwtHeaderName,
+        extraHeaders: options.corsHeaders
+      })
+    }
+    const served = Layer.scopedDiscard(Effect.gen(function*() {
       const router = yield* HttpLayerRouter.HttpRouter
-      return HttpServer.serve(router.asHttpEffect())
-    }).pipe(
-      Layer.unwrapScoped,
-      Layer.provideMerge(Layer.merge(routes, middleware)),
+      const handler = yield* RequestHandler.make(router.asHttpEffect(), handlerOptions)
+      yield* NodeServer.listen(handler)
+    })).pipe(
+      Layer.provide(routes),
+      // `HttpLayerRouter.layer` would be shared through the memo map by every service served
+      // from one process (the all-in-one launcher, tests with two servers): each gets its own.
       Layer.provide(Layer.fresh(HttpLayerRouter.layer)),
-      // Without an exporter the per-request server span is pure overhead (effect-anchors §3.1).
-      HttpMiddleware.withTracerDisabledWhen((request) => !tracing || quiet.has(pathOnly(request.url))),
       Layer.locally(Headers.currentRedactedNames, [...defaultRedactedHeaders, config.jwtHeaderName])
     )
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Logging, RequestContext } from "@rec/platform"
 import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 
 const capture = (options: Logging.JsonLoggerOptions) => {
   const lines: Array<Record<string, unknown>> = []
@@ -78,5 +79,40 @@ describe("JSON logs", () => {
       )
       const caught = lines.find((l) => l.message === "caught")
       expect(String(caught?.cause)).toContain("kaboom")
+    }))
+
+  it("per-request lines written directly have the shape of the logger's, above the minimum level", () => {
+    const written: Array<string> = []
+    const direct = Logging.directRequestLogger({
+      service: "policy",
+      minimumLevel: LogLevel.Info,
+      writer: { write: (line) => written.push(line) }
+    })
+    const info = { ...request(), userId: "alice" }
+    const fields = { "http.status": 200, message: "shadowed", duration_ms: 3 }
+    expect(direct.log(LogLevel.Info, "GET /x 200", info, fields)).toBeUndefined()
+    expect(direct.log(LogLevel.Debug, "dropped", info, fields)).toBeUndefined()
+    expect(written).toHaveLength(1)
+    const line = JSON.parse(written[0]) as Record<string, unknown>
+    expect(Object.keys(line).slice(0, 6)).toEqual(["time", "level", "service", "message", "request_id", "user_id"])
+    expect(line).toMatchObject({
+      level: "INFO",
+      service: "policy",
+      message: "GET /x 200",
+      request_id: "req-7",
+      user_id: "alice",
+      "http.status": 200,
+      "annotation.message": "shadowed",
+      duration_ms: 3
+    })
+  })
+
+  it.effect("without the direct writer, per-request lines go through Effect's logger", () =>
+    Effect.gen(function*() {
+      const { layer, lines } = capture({ service: "grid" })
+      const logged = Logging.effectRequestLogger.log(LogLevel.Warning, "GET /y 503", request(), { "http.status": 503 })
+      expect(logged).toBeDefined()
+      yield* logged!.pipe(Effect.provideService(RequestContext.CurrentRequest, request()), Effect.provide(layer))
+      expect(lines).toEqual([expect.objectContaining({ level: "WARN", message: "GET /y 503", request_id: "req-7", "http.status": 503 })])
     }))
 })
