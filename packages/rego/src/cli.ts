@@ -13,6 +13,9 @@ import { RegoCompileError, RegoError } from "./errors.js"
 import { stringifyJSON, type Json } from "./json.js"
 import { loadDirectory, parseJSONExact } from "./loader.js"
 import { parseQuery } from "./parser.js"
+import { testingBuiltins } from "./builtins/index.js"
+import type { BuiltinRegistry } from "./builtins/registry.js"
+import { Regexp, RegexpSyntaxError } from "./re2/regexp.js"
 import { DEFAULT_LIMITS, Rego } from "./rego.js"
 import { formatTestReport, runTests } from "./testing.js"
 import { formatReport, runSuite, writePassing } from "./conformance/runner.js"
@@ -74,7 +77,7 @@ const limitsOf = (a: Args): Limits => ({
 })
 
 /** Compiles every directory (or file) given; modules keep paths relative to their directory. */
-const compileDirs = (dirs: readonly string[], skipTests = false): Rego => {
+const compileDirs = (dirs: readonly string[], skipTests = false, builtins?: BuiltinRegistry): Rego => {
   const modules = []
   const data: Record<string, unknown> = {}
   for (const d of dirs) {
@@ -83,7 +86,7 @@ const compileDirs = (dirs: readonly string[], skipTests = false): Rego => {
     modules.push(...(dirs.length > 1 ? loaded.modules.map((m) => ({ file: `${d.replace(/\/$/, "")}/${m.file}`, source: m.source })) : loaded.modules))
     Object.assign(data, loaded.data)
   }
-  return Rego.compile({ modules, data })
+  return Rego.compile({ modules, data, ...(builtins !== undefined ? { builtins } : {}) })
 }
 
 const printErrors = (e: unknown, err: (s: string) => void): boolean => {
@@ -124,9 +127,22 @@ const evalCommand = (a: Args, out: (s: string) => void): number => {
 
 const testCommand = (a: Args, out: (s: string) => void): number => {
   const dirs = a.positional.length > 0 ? a.positional : ["."]
-  const rego = compileDirs(dirs)
+  // Policy tests get the test builtins (test.sleep), as in opa test.
+  const rego = compileDirs(dirs, false, testingBuiltins())
   const run = flag(a, "--run").at(-1)
-  const results = runTests(rego, { limits: limitsOf(a), ...(run !== undefined ? { filter: new RegExp(run) } : {}) })
+  let filter: { test(name: string): boolean } | undefined
+  if (run !== undefined) {
+    // --run takes a Go regular expression, as opa test does.
+    let re: Regexp
+    try {
+      re = Regexp.compile(run)
+    } catch (e) {
+      if (e instanceof RegexpSyntaxError) throw new UsageError(`--run: ${e.message}`)
+      throw e
+    }
+    filter = { test: (name) => re.matchString(name) }
+  }
+  const results = runTests(rego, { limits: limitsOf(a), ...(filter !== undefined ? { filter } : {}) })
   out(formatTestReport(results, a.switches.has("-v") || a.switches.has("--verbose")))
   return results.some((r) => r.status === "fail" || r.status === "error") ? 1 : 0
 }

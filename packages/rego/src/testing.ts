@@ -26,8 +26,8 @@ export interface TestResult {
 }
 
 export interface TestOptions {
-  /** Only tests whose name (`data.pkg.test_x`) matches. */
-  readonly filter?: RegExp
+  /** Only tests whose name (`data.pkg.test_x`) matches (a RegExp, or the `Regexp` of `@rec/rego/re2/regexp`). */
+  readonly filter?: { test(name: string): boolean }
   readonly limits?: Limits
 }
 

@@ -4,7 +4,8 @@
 import * as crypto from "node:crypto"
 import { describe, expect, it } from "vitest"
 import { type Json, Rego, RegoEvalError } from "@rec/rego"
-import { Der, goBase64Decode, pemDecode } from "@rec/rego/builtins/asn1"
+import { Der, pemDecode } from "@rec/rego/builtins/asn1"
+import { goBase64Decode } from "@rec/rego/builtins/gobase64"
 import { CLIENT, CSR, EC384_KEY, INTERMEDIATE_CA, LEAF, LEAF_KEY, MISC, MISC_KEY, NOW_NS, OTHER_EC_KEY, OUTSIDE_CONSTRAINTS, ROOT_CA, RSA1024_KEY } from "./fixtures/pki.js"
 
 const rego = Rego.compile({ modules: {} })

@@ -2,7 +2,8 @@
 // calendar arithmetic, every Go layout element, Go's parse rules and messages, durations and the
 // int64 nanosecond range.
 import { describe, expect, it } from "vitest"
-import { type BuiltinContext, BuiltinError, defaultBuiltins } from "@rec/rego/builtins/index"
+import { type BuiltinContext, BuiltinError, defaultBuiltins, testingBuiltins } from "@rec/rego/builtins/index"
+import { RegoEvalError } from "@rec/rego/errors"
 import { Rego } from "@rec/rego/rego"
 import { type Value, normBig } from "@rec/rego/value"
 
@@ -179,5 +180,34 @@ describe("time.now_ns", () => {
   it("is fixed per query and taken from the evaluation options", () => {
     const rego = Rego.compile({ modules: { "t.rego": "package t\n\nts := [time.now_ns(), time.now_ns()]\n" } })
     expect(rego.query("x := data.t.ts", undefined, { nowNs: 1257894245000000000n })).toEqual([{ x: [1257894245000000000n, 1257894245000000000n] }])
+  })
+})
+
+describe("test.sleep", () => {
+  const module = { "t.rego": 'package t\n\np if {\n\ttest.sleep("10s")\n}\n' }
+
+  it("is not available outside policy tests: it compiles, and fails when called", () => {
+    const rego = Rego.compile({ modules: module })
+    const t0 = performance.now()
+    expect(() => rego.prepareRule("data.t.p").evaluate()).toThrow(/test\.sleep: only available in policy tests/)
+    expect(performance.now() - t0).toBeLessThan(1_000)
+  })
+
+  it("sleeps in policy tests, but not past the evaluation's time limit", () => {
+    const rego = Rego.compile({ modules: module, builtins: testingBuiltins() })
+    const t0 = performance.now()
+    let error: unknown
+    try {
+      rego.prepareRule("data.t.p").evaluate(undefined, { limits: { timeoutMs: 100 } })
+    } catch (e) {
+      error = e
+    }
+    const ms = performance.now() - t0
+    expect(error).toBeInstanceOf(RegoEvalError)
+    expect((error as RegoEvalError).code).toBe("eval_cancel_error")
+    expect(ms).toBeGreaterThanOrEqual(90)
+    expect(ms).toBeLessThan(2_000)
+    const short = Rego.compile({ modules: { "t.rego": 'package t\n\np if test.sleep("20ms")\n' }, builtins: testingBuiltins() })
+    expect(short.prepareRule("data.t.p").evaluate()).toBe(true)
   })
 })

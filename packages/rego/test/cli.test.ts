@@ -123,6 +123,14 @@ describe("rego test", () => {
     expect(r.out.split("\n").filter((l) => l.startsWith("data."))).toEqual([expect.stringMatching(/^data\.p\.test_ok: PASS/)])
     expect(r.code).toBe(0)
   })
+
+  it("takes a Go regular expression for --run", () => {
+    const r = run("test", "-v", "--run", "(?i)TEST_O\\pL$", path.join(root, "failing"))
+    expect(r.out.split("\n").filter((l) => l.startsWith("data."))).toEqual([expect.stringMatching(/^data\.p\.test_ok: PASS/)])
+    const bad = run("test", "--run", "test_(?=o)", path.join(root, "failing"))
+    expect(bad.code).toBe(2)
+    expect(bad.err).toContain("--run: error parsing regexp: invalid or unsupported Perl syntax: `(?=`")
+  })
 })
 
 describe("rego check", () => {

@@ -8,45 +8,14 @@
 // 1970 is meaningless anyway).
 
 import { createHash, createHmac } from "node:crypto"
-import { stringifyJSON, toJSON } from "../json.js"
-import { type PlainObject, type RegoObject, type Value, isObject, objectEntries, objectGet, objectKeys, RegoSet, setOwn } from "../value.js"
+import { type PlainObject, type RegoObject, type Value, isObject, objectEntries, objectGet, RegoSet, setOwn } from "../value.js"
 import { formatValue } from "../format.js"
+import { marshalGoJSON } from "./gojson.js"
 import { escapedPath, GoURLError, parseURL } from "./gourl.js"
+import { checkHTTPRequestKeys } from "./httprequest.js"
 import { type BuiltinDef, builtinError, operandError, typeError } from "./registry.js"
 
 const REQUIRED_CONFIG = ["aws_access_key", "aws_region", "aws_secret_access_key", "aws_service"]
-
-/** The request keys http.send accepts; sign_req validates its request operand the same way. */
-const ALLOWED_REQUEST_KEYS = new Set([
-  "method",
-  "url",
-  "body",
-  "enable_redirect",
-  "force_json_decode",
-  "force_yaml_decode",
-  "headers",
-  "raw_body",
-  "tls_use_system_certs",
-  "tls_ca_cert",
-  "tls_ca_cert_file",
-  "tls_ca_cert_env_variable",
-  "tls_client_cert",
-  "tls_client_cert_file",
-  "tls_client_cert_env_variable",
-  "tls_client_key",
-  "tls_client_key_file",
-  "tls_client_key_env_variable",
-  "tls_insecure_skip_verify",
-  "tls_server_name",
-  "timeout",
-  "cache",
-  "force_cache",
-  "force_cache_duration_seconds",
-  "raise_error",
-  "caching_mode",
-  "max_retry_attempts",
-  "cache_ignored_headers"
-])
 
 /** Headers a proxy may rewrite, left out of the signature (as the AWS SDKs do). */
 const IGNORED_HEADERS = new Set(["authorization", "user-agent", "x-amzn-trace-id"])
@@ -59,11 +28,6 @@ const setText = (terms: Value[]): string => formatValue(RegoSet.of(terms))
 
 const stringOf = (v: Value | undefined): string => (typeof v === "string" ? v : "")
 
-/** json.Marshal of the body: Go escapes <, >, &, U+2028 and U+2029 and replaces lone surrogates. */
-const goJSON = (v: Value): string =>
-  stringifyJSON(toJSON(v))
-    .replace(/[<>&\u2028\u2029]/g, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"))
-    .replace(/\\(\\|ud[89a-f][0-9a-f]{2})/g, (m) => (m === "\\\\" ? m : "\\ufffd"))
 
 const sha256Hex = (data: string | Buffer): string => createHash("sha256").update(data).digest("hex")
 const hmac = (key: Buffer | string, data: string): Buffer => createHmac("sha256", key).update(data, "utf8").digest()
@@ -83,20 +47,12 @@ const timestampOperand = (v: Value): bigint => {
   return ns
 }
 
-const checkRequest = (req: RegoObject): void => {
-  const keys = objectKeys(req)
-  const invalid = keys.filter((k) => typeof k !== "string" || !ALLOWED_REQUEST_KEYS.has(k))
-  if (invalid.length > 0) throw operandError(1, `invalid request parameters(s): ${setText(invalid)}`)
-  const missing = ["method", "url"].filter((k) => objectGet(req, k) === undefined)
-  if (missing.length > 0) throw operandError(1, `missing required request parameters(s): ${setText(missing)}`)
-}
-
 /** The payload: raw_body when present, else the JSON of body, else nothing. */
 const payload = (req: RegoObject): string => {
   const raw = objectGet(req, "raw_body")
   if (raw !== undefined) return stringOf(raw)
   const body = objectGet(req, "body")
-  return body === undefined ? "" : goJSON(body)
+  return body === undefined ? "" : marshalGoJSON(body)
 }
 
 const pad = (n: number, width = 2): string => String(n).padStart(width, "0")
@@ -153,7 +109,7 @@ const signRequest = (reqV: Value, configV: Value, timeV: Value): Value => {
   if (!isObject(configV)) throw typeError(1, configV, "object")
   checkConfig(configV)
   const timeNs = timestampOperand(timeV)
-  checkRequest(reqV)
+  checkHTTPRequestKeys(reqV)
 
   const headersV = objectGet(reqV, "headers")
   if (headersV !== undefined && !isObject(headersV)) throw typeError(0, headersV, "object")

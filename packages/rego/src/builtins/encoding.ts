@@ -3,32 +3,25 @@
 import { parse as parseLossless } from "lossless-json"
 import { parse as parseYAML, stringify as stringifyYAML, YAMLError } from "yaml"
 import { toJSON } from "../json.js"
-import { type Value, compareStrings, formatNumber, fromJSON, objectEach, ObjectBuilder, parseNumberLiteral, RegoSet } from "../value.js"
+import { type Value, compareStrings, fromJSON, objectEach, ObjectBuilder, parseNumberLiteral, RegoSet } from "../value.js"
 import { bool, builtinErr, obj, str } from "./args.js"
+import { Base64Error, base64UrlDecode, goBase64Decode } from "./gobase64.js"
+import { marshalGoJSON } from "./gojson.js"
 import { type BuiltinDef, operandError } from "./registry.js"
 
 const utf8 = new TextDecoder("utf-8")
 const enc = new TextEncoder()
 
 
-/** Go's base64.StdEncoding / URLEncoding strict decoding, with its error text. */
-export const decodeBase64 = (s: string, url: boolean): Uint8Array => {
-  const alphabet = url ? /[A-Za-z0-9\-_]/ : /[A-Za-z0-9+/]/
-  // Go skips \r and \n.
-  const clean = s.replace(/[\r\n]/g, "")
-  let end = clean.length
-  while (end > 0 && clean[end - 1] === "=") end--
-  const pad = clean.length - end
-  for (let i = 0; i < end; i++) if (!alphabet.test(clean[i])) throw builtinErr(`illegal base64 data at input byte ${i}`)
-  const rem = end % 4
-  if (rem === 1) throw builtinErr(`illegal base64 data at input byte ${end}`)
-  if (clean.length % 4 !== 0 || (rem === 0 && pad > 0) || (rem === 2 && pad !== 2) || (rem === 3 && pad !== 1) || pad > 2) {
-    throw builtinErr(`illegal base64 data at input byte ${Math.min(end + (rem === 0 ? 0 : rem === 2 ? 2 : 3), clean.length)}`)
+/** Go's base64 decoding (base64.* builtins): errors become builtin errors with Go's text. */
+const decodeBase64 = (s: string, url: boolean): Uint8Array => {
+  try {
+    return url ? base64UrlDecode(s) : goBase64Decode(s)
+  } catch (e) {
+    if (e instanceof Base64Error) throw builtinErr(e.message)
+    throw e
   }
-  return Buffer.from(clean, url ? "base64url" : "base64")
 }
-
-export const decodeBase64Loose = (s: string): Uint8Array => Buffer.from(s, "base64")
 
 const bytesToString = (b: Uint8Array): string => utf8.decode(b)
 
@@ -60,75 +53,6 @@ export const queryUnescape = (s: string): string => {
     else for (const b of enc.encode(c)) bytes.push(b)
   }
   return utf8.decode(Uint8Array.from(bytes))
-}
-
-// ---------------------------------------------------------------------------------------------
-// JSON, the way Go's encoding/json writes it (HTML-safe escapes, sorted keys).
-
-const goQuote = (s: string): string => {
-  let out = '"'
-  for (const ch of s) {
-    const c = ch.codePointAt(0) as number
-    switch (ch) {
-      case '"':
-        out += '\\"'
-        continue
-      case "\\":
-        out += "\\\\"
-        continue
-      case "\n":
-        out += "\\n"
-        continue
-      case "\r":
-        out += "\\r"
-        continue
-      case "\t":
-        out += "\\t"
-        continue
-      case "<":
-        out += "\\u003c"
-        continue
-      case ">":
-        out += "\\u003e"
-        continue
-      case "&":
-        out += "\\u0026"
-        continue
-    }
-    if (c < 0x20 || c === 0x2028 || c === 0x2029) out += "\\u" + c.toString(16).padStart(4, "0")
-    else out += ch
-  }
-  return out + '"'
-}
-
-export const goJSON = (v: unknown, prefix?: string, indent?: string): string => {
-  const pretty = indent !== undefined
-  const write = (x: unknown, depth: number): string => {
-    if (x === null || x === undefined) return "null"
-    switch (typeof x) {
-      case "string":
-        return goQuote(x)
-      case "number":
-        return formatNumber(x)
-      case "bigint":
-        return x.toString()
-      case "boolean":
-        return x ? "true" : "false"
-      default: {
-        const nl = pretty ? "\n" + (prefix ?? "") + (indent as string).repeat(depth + 1) : ""
-        const close = pretty ? "\n" + (prefix ?? "") + (indent as string).repeat(depth) : ""
-        if (Array.isArray(x)) {
-          if (x.length === 0) return "[]"
-          return "[" + x.map((e) => nl + write(e, depth + 1)).join(",") + close + "]"
-        }
-        const o = x as Record<string, unknown>
-        const keys = Object.keys(o).sort(compareStrings)
-        if (keys.length === 0) return "{}"
-        return "{" + keys.map((k) => nl + goQuote(k) + (pretty ? ": " : ":") + write(o[k], depth + 1)).join(",") + close + "}"
-      }
-    }
-  }
-  return write(v, 0)
 }
 
 /** Parses JSON text exactly (big numbers stay exact). */
@@ -193,24 +117,8 @@ export const encoding: BuiltinDef[] = [
   {
     name: "base64url.decode",
     arity: 1,
-    fn: ([a]) => {
-      let s = str(a, 1)
-      if (!s.endsWith("=")) {
-        switch (s.length % 4) {
-          case 0:
-            break
-          case 2:
-            s += "=="
-            break
-          case 3:
-            s += "="
-            break
-          default:
-            throw builtinErr(`illegal base64url string: ${s}`)
-        }
-      }
-      return bytesToString(decodeBase64(s, true))
-    }
+    // Unpadded input is padded first (RFC 7515 appendix C), as OPA does.
+    fn: ([a]) => bytesToString(decodeBase64(str(a, 1), true))
   },
   { name: "hex.encode", arity: 1, fn: ([a]) => Buffer.from(str(a, 1), "utf8").toString("hex") },
   {
@@ -275,7 +183,7 @@ export const encoding: BuiltinDef[] = [
       return ob.build()
     }
   },
-  { name: "json.marshal", arity: 1, fn: ([a]) => goJSON(toJSON(a)) },
+  { name: "json.marshal", arity: 1, fn: ([a]) => marshalGoJSON(a) },
   {
     name: "json.marshal_with_options",
     arity: 2,
@@ -308,7 +216,7 @@ export const encoding: BuiltinDef[] = [
         return false
       })
       const pretty = explicit ?? implicit
-      return pretty ? prefix + goJSON(toJSON(a), prefix, indent) : goJSON(toJSON(a))
+      return pretty ? prefix + marshalGoJSON(a, { prefix, indent }) : marshalGoJSON(a)
     }
   },
   { name: "json.unmarshal", arity: 1, fn: ([a]) => parseJSONValue(str(a, 1)) },

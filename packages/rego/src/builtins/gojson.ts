@@ -288,31 +288,46 @@ export const goQuote = (s: string): string => {
   return out + s.slice(run) + '"'
 }
 
-/** json.Marshal of ast.JSON(v): objects with sorted keys, sets as sorted arrays. */
-export const marshalGoJSON = (v: Value): string => {
-  switch (typeof v) {
-    case "string":
-      return goQuote(v)
-    case "number":
-    case "bigint":
-      return formatNumber(v)
-    case "boolean":
-      return v ? "true" : "false"
-    default: {
-      if (v === null) return "null"
-      if (Array.isArray(v)) return "[" + v.map(marshalGoJSON).join(",") + "]"
-      if (v instanceof RegoSet) return "[" + v.sorted().map(marshalGoJSON).join(",") + "]"
-      if (!isObject(v)) return "null"
-      // ast.JSON turns a non-string key into its own JSON text.
-      const entries: Array<[string, Value]> = []
-      objectEach(v, (k, x) => {
-        entries.push([typeof k === "string" ? k : marshalGoJSON(k), x])
-        return false
-      })
-      entries.sort((a, b) => compareStrings(a[0], b[0]))
-      return "{" + entries.map(([k, x]) => goQuote(k) + ":" + marshalGoJSON(x)).join(",") + "}"
+/**
+ * json.Marshal of ast.JSON(v): objects with sorted keys, sets as sorted arrays, HTML-safe
+ * escapes. With an indent, json.MarshalIndent: each element on its own line, after the prefix
+ * and one indent per level (the first line is not prefixed; empty arrays and objects stay `[]`
+ * and `{}`).
+ */
+export const marshalGoJSON = (v: Value, indent?: { prefix: string; indent: string }): string => {
+  const write = (x: Value, depth: number): string => {
+    switch (typeof x) {
+      case "string":
+        return goQuote(x)
+      case "number":
+      case "bigint":
+        return formatNumber(x)
+      case "boolean":
+        return x ? "true" : "false"
+      default: {
+        if (x === null) return "null"
+        const nl = indent === undefined ? "" : "\n" + indent.prefix + indent.indent.repeat(depth + 1)
+        const close = indent === undefined ? "" : "\n" + indent.prefix + indent.indent.repeat(depth)
+        const colon = indent === undefined ? ":" : ": "
+        const elements = Array.isArray(x) ? x : x instanceof RegoSet ? x.sorted() : undefined
+        if (elements !== undefined) {
+          if (elements.length === 0) return "[]"
+          return "[" + elements.map((e) => nl + write(e, depth + 1)).join(",") + close + "]"
+        }
+        if (!isObject(x)) return "null"
+        // ast.JSON turns a non-string key into its own JSON text (HTML-escaped, as Go's encoder writes it).
+        const entries: Array<[string, Value]> = []
+        objectEach(x, (k, e) => {
+          entries.push([typeof k === "string" ? k : marshalGoJSON(k), e])
+          return false
+        })
+        if (entries.length === 0) return "{}"
+        entries.sort((a, b) => compareStrings(a[0], b[0]))
+        return "{" + entries.map(([k, e]) => nl + goQuote(k) + colon + write(e, depth + 1)).join(",") + close + "}"
+      }
     }
   }
+  return write(v, 0)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ import { uuid } from "./uuid.js"
 import { BuiltinRegistry, type BuiltinDef } from "./registry.js"
 import { sets } from "./sets.js"
 import { stringBuiltins } from "./strings.js"
-import { timeBuiltins } from "./time.js"
+import { testSleep, timeBuiltins } from "./time.js"
 import { types } from "./types.js"
 
 export const families: ReadonlyArray<readonly BuiltinDef[]> = [
@@ -64,5 +64,14 @@ export const families: ReadonlyArray<readonly BuiltinDef[]> = [
 
 /** A registry with every builtin this engine provides. */
 export const defaultBuiltins = (): BuiltinRegistry => new BuiltinRegistry(families)
+
+/**
+ * Builtins that exist for policy tests only (OPA has them in its test harness): `test.sleep`.
+ * `rego test` and the conformance runner add them; a production host should not.
+ */
+export const testBuiltins: readonly BuiltinDef[] = [testSleep]
+
+/** The default registry with the test builtins: for running policy tests. */
+export const testingBuiltins = (): BuiltinRegistry => defaultBuiltins().with(...testBuiltins)
 
 export * from "./registry.js"

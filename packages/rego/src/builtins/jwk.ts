@@ -2,7 +2,7 @@
 // (lestrrat-go/jwx v3: jwk.Parse, jwsbb.Sign, jwsbb.Verify).
 
 import * as crypto from "node:crypto"
-import { base64UrlDecode } from "./asn1.js"
+import { base64UrlDecode } from "./gobase64.js"
 import { decodeGoJSON } from "./gojson.js"
 import { type Value, isObject, objectGet } from "../value.js"
 import { trimASCII } from "./strings.js"

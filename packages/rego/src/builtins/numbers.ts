@@ -7,6 +7,26 @@ import { type BuiltinContext, type BuiltinDef, operandError, typeError } from ".
 
 type N = number | bigint
 
+/**
+ * The largest integer this engine computes, in bits (about 315,000 decimal digits). OPA's
+ * integers are unbounded; here a result beyond this is a builtin error, so that a policy cannot
+ * allocate gigabytes (JavaScript's own limit is 2^30 bits, reached in a few squarings).
+ */
+export const MAX_INT_BITS = 1 << 20
+
+/** Bits of |x|. */
+export const bitLength = (x: bigint): number => {
+  if (x === 0n) return 0
+  const hex = (x < 0n ? -x : x).toString(16)
+  return (hex.length - 1) * 4 + (32 - Math.clz32(parseInt(hex[0], 16)))
+}
+
+/** Exact integer product, refusing results beyond MAX_INT_BITS. */
+const bigMul = (x: bigint, y: bigint): bigint => {
+  if (bitLength(x) + bitLength(y) > MAX_INT_BITS) throw builtinErr(`integer product of more than ${MAX_INT_BITS} bits`)
+  return x * y
+}
+
 const bothInts = (a: N, b: N): boolean => isInteger(a) && isInteger(b)
 
 export const add = (a: N, b: N): N => {
@@ -35,7 +55,7 @@ export const mul = (a: N, b: N): N => {
     if (Number.isSafeInteger(r) || !Number.isInteger(a) || !Number.isInteger(b)) return r === 0 ? 0 : r
     return normBig(BigInt(a) * BigInt(b))
   }
-  if (bothInts(a, b)) return normBig(toBigInt(a) * toBigInt(b))
+  if (bothInts(a, b)) return normBig(bigMul(toBigInt(a), toBigInt(b)))
   return normNum(Number(a) * Number(b))
 }
 

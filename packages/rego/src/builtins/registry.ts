@@ -21,6 +21,10 @@ export interface BuiltinContext {
   readonly env: Readonly<Record<string, string>>
   /** Accounts for work proportional to n against the evaluation's step limit. */
   charge(n: number): void
+  /** When the evaluation's time limit ends, as a `performance.now()` time (absent: no limit). */
+  readonly deadline?: number
+  /** Enforces the step and time limits now (for builtins that wait, such as test.sleep). */
+  checkLimits?(): void
 }
 
 export interface BuiltinDef {

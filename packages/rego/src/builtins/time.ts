@@ -59,12 +59,6 @@ const tzTime = (a: Value): { t: Instant; zone: Zone; layout: string } => {
 
 const layoutOf = (s: string): string => LAYOUT_CONSTANTS[s] ?? s
 
-/** Blocks the thread (only `test.sleep` uses it). */
-const sleepMs = (ms: number): void => {
-  if (ms <= 0) return
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
-}
-
 export const timeBuiltins: BuiltinDef[] = [
   { name: "time.now_ns", arity: 0, nondeterministic: true, fn: (_a, ctx) => (ctx.nowNs <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(ctx.nowNs) : ctx.nowNs) },
   {
@@ -193,20 +187,36 @@ export const timeBuiltins: BuiltinDef[] = [
     }
   },
   {
+    // The real test.sleep blocks the thread: it is for policy tests and the conformance suite
+    // only (`testSleep`, registered by `rego test`); a production policy that calls it fails
+    // instead of holding a request handler.
     name: "test.sleep",
     arity: 1,
     void: true,
-    fn: ([d], ctx) => {
-      const s = str(d, 1)
-      let ns: bigint
-      try {
-        ns = parseDuration(s)
-      } catch (e) {
-        return rethrow(e)
-      }
-      ctx.charge(1)
-      sleepMs(Number(ns / 1000000n))
-      return true
-    }
+    unavailable: "only available in policy tests (rego test); a host enables it by registering testBuiltins",
+    fn: () => true
   }
 ]
+
+/**
+ * test.sleep as OPA's test harness has it, for policy tests: blocks the thread for the duration,
+ * but never past the evaluation's time limit (the evaluation then ends in eval_cancel_error).
+ */
+export const testSleep: BuiltinDef = {
+  name: "test.sleep",
+  arity: 1,
+  void: true,
+  fn: ([d], ctx) => {
+    let ns: bigint
+    try {
+      ns = parseDuration(str(d, 1))
+    } catch (e) {
+      return rethrow(e)
+    }
+    const until = Math.min(performance.now() + Number(ns / 1000000n), ctx.deadline ?? Number.POSITIVE_INFINITY)
+    const ms = until - performance.now()
+    if (ms > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+    ctx.checkLimits?.()
+    return true
+  }
+}

@@ -1,5 +1,6 @@
-// units.parse and units.parse_bytes: quantities with SI / binary suffixes, computed exactly
-// (a decimal amount times an integer unit) as OPA does with big.Rat / big.Float.
+// units.parse and units.parse_bytes: quantities with SI / binary suffixes. units.parse is exact
+// (OPA uses big.Rat); units.parse_bytes reproduces OPA's big.Float arithmetic at 64 bits of
+// mantissa, rounding included, so that "0.13mb" is 129999 as in OPA and not 130000.
 
 import { normBig } from "../value.js"
 import { builtinErr, str } from "./args.js"
@@ -63,6 +64,92 @@ const parseDecimal = (s: string): { num: bigint; den: bigint } | undefined => {
   return { num, den }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Go's math/big.Float, as far as parse_bytes needs it: SetString at the default precision of 64
+// bits, Mul, and Int (truncation). Values are mant * 2^exp, rounded half to even.
+
+interface GoFloat {
+  readonly neg: boolean
+  /** 0, or a mantissa of exactly prec bits. */
+  readonly mant: bigint
+  readonly exp: number
+}
+
+const bitLength = (x: bigint): number => (x === 0n ? 0 : x.toString(2).length)
+
+/** The positive rational a / b rounded to prec bits (round half to even). */
+const roundRat = (a: bigint, b: bigint, prec: number): { mant: bigint; exp: number } => {
+  const top = 1n << BigInt(prec)
+  let e = bitLength(a) - bitLength(b) - prec
+  for (;;) {
+    const num = e >= 0 ? a : a << BigInt(-e)
+    const den = e >= 0 ? b << BigInt(e) : b
+    let q = num / den
+    if (q >= top) {
+      e++
+      continue
+    }
+    if (q < top >> 1n) {
+      e--
+      continue
+    }
+    const r2 = 2n * (num % den)
+    if (r2 > den || (r2 === den && (q & 1n) === 1n)) q++
+    if (q === top) return { mant: q >> 1n, exp: e + 1 }
+    return { mant: q, exp: e }
+  }
+}
+
+/** x * y rounded to prec bits. */
+const mulFloat = (x: GoFloat, y: GoFloat, prec: number): GoFloat => {
+  if (x.mant === 0n || y.mant === 0n) return { neg: x.neg !== y.neg, mant: 0n, exp: 0 }
+  const r = roundRat(x.mant * y.mant, 1n, prec)
+  return { neg: x.neg !== y.neg, mant: r.mant, exp: r.exp + x.exp + y.exp }
+}
+
+/** Go's Float.pow5 at precision prec: 5^27 exactly, then binary powering at prec + 64 bits. */
+const pow5 = (n: number, prec: number): GoFloat => {
+  const exact = (k: number): GoFloat => ({ neg: false, ...roundRat(5n ** BigInt(k), 1n, prec) })
+  if (n <= 27) return exact(n)
+  let z = exact(27)
+  let f: GoFloat = { neg: false, ...roundRat(5n, 1n, prec + 64) }
+  for (let k = n - 27; k > 0; k = Math.floor(k / 2)) {
+    if (k % 2 === 1) z = mulFloat(z, f, prec)
+    f = mulFloat(f, f, prec + 64)
+  }
+  return z
+}
+
+/**
+ * Go's new(big.Float).SetString(s) (precision 64): the digits as an exact integer, times the
+ * power of two and, rounded once, divided or multiplied by the power of five of the decimal
+ * exponent. Undefined when s is not a number.
+ */
+const parseGoFloat = (s: string): GoFloat | undefined => {
+  const m = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(s)
+  if (m === null) return undefined
+  const [, sign, int, frac = "", exp] = m
+  if (int === "" && frac === "") return undefined
+  const neg = sign === "-"
+  const digits = BigInt((int === "" ? "0" : int) + frac)
+  if (digits === 0n) return { neg, mant: 0n, exp: 0 }
+  const exp10 = (exp === undefined ? 0 : Number(exp)) - frac.length
+  if (exp10 === 0) return { neg, ...roundRat(digits, 1n, 64) }
+  const p = pow5(Math.abs(exp10), 128)
+  if (exp10 > 0) {
+    const r = roundRat(digits * p.mant, 1n, 64)
+    return { neg, mant: r.mant, exp: r.exp + p.exp + exp10 }
+  }
+  const r = roundRat(digits, p.mant, 64)
+  return { neg, mant: r.mant, exp: r.exp - p.exp + exp10 }
+}
+
+/** Go's Float.Int: truncation towards zero. */
+const truncate = (x: GoFloat): bigint => {
+  const v = x.exp >= 0 ? x.mant << BigInt(x.exp) : x.mant >> BigInt(-x.exp)
+  return x.neg ? -v : v
+}
+
 const BYTE_UNITS: Readonly<Record<string, bigint>> = {
   "": 1n,
   kb: K,
@@ -122,7 +209,7 @@ export const units: BuiltinDef[] = [
   {
     name: "units.parse_bytes",
     arity: 1,
-    fn: ([x]) => {
+    fn: ([x], ctx) => {
       const s = str(x, 1).toLowerCase().replaceAll('"', "")
       if (s.includes(" ")) throw builtinErr("spaces not allowed in resource strings")
       let num: string
@@ -135,9 +222,12 @@ export const units: BuiltinDef[] = [
       if (num === "") throw builtinErr("no byte amount provided")
       const mult = BYTE_UNITS[unit]
       if (mult === undefined) throw builtinErr(`byte unit ${unit} not recognized`)
-      const d = parseDecimal(num)
-      if (d === undefined) throw builtinErr("could not parse byte amount to a number")
-      return normBig((d.num * mult) / d.den)
+      const amount = parseGoFloat(num)
+      if (amount === undefined) throw builtinErr("could not parse byte amount to a number")
+      const total = mulFloat(amount, { neg: false, ...roundRat(mult, 1n, 64) }, 64)
+      // The result can be large ("1e999999"): its size counts against the step limit.
+      ctx.charge(Math.max(0, total.exp) >> 6)
+      return normBig(truncate(total))
     }
   },
   {

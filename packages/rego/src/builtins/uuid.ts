@@ -16,21 +16,56 @@ export const randomBytes = (n: number): Uint8Array => {
   return b
 }
 
-/** google/uuid Parse: 36 chars, {36}, urn:uuid:36, or 32 hex digits. */
+const HEX_POSITIONS = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34]
+
+const hexValue = (b: number): number => (b >= 0x30 && b <= 0x39 ? b - 0x30 : b >= 0x61 && b <= 0x66 ? b - 0x57 : b >= 0x41 && b <= 0x46 ? b - 0x37 : -1)
+
+/** Two hex digits as a byte, or -1 (google/uuid's xtob). */
+const xtob = (hi: number, lo: number): number => {
+  const a = hexValue(hi)
+  const b = hexValue(lo)
+  return a < 0 || b < 0 ? -1 : (a << 4) | b
+}
+
+/**
+ * google/uuid's Parse, on the UTF-8 bytes as Go sees them: 36 bytes, `urn:uuid:` and 36 bytes,
+ * 38 bytes (the first and last are dropped unchecked: braces in practice, but Go only checks
+ * the length), or 32 hex digits.
+ */
 const parseUUID = (s: string): Uint8Array | undefined => {
-  let t: string
-  if (s.length === 36) t = s
-  else if (s.length === 45 && s.slice(0, 9).toLowerCase() === "urn:uuid:") t = s.slice(9)
-  else if (s.length === 38 && s[0] === "{" && s[37] === "}") t = s.slice(1, 37)
-  else if (s.length === 32) {
-    if (!/^[0-9a-fA-F]{32}$/.test(s)) return undefined
-    t = `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20)}`
-  } else return undefined
-  if (!/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(t)) return undefined
-  const h = t.replaceAll("-", "")
-  const b = new Uint8Array(16)
-  for (let i = 0; i < 16; i++) b[i] = parseInt(h.slice(i * 2, i * 2 + 2), 16)
-  return b
+  const bytes = Buffer.from(s, "utf8")
+  let t: Uint8Array
+  switch (bytes.length) {
+    case 36:
+      t = bytes
+      break
+    case 36 + 9:
+      if (bytes.subarray(0, 9).toString("latin1").toLowerCase() !== "urn:uuid:") return undefined
+      t = bytes.subarray(9)
+      break
+    case 36 + 2:
+      t = bytes.subarray(1)
+      break
+    case 32: {
+      const out = new Uint8Array(16)
+      for (let i = 0; i < 16; i++) {
+        const v = xtob(bytes[2 * i], bytes[2 * i + 1])
+        if (v < 0) return undefined
+        out[i] = v
+      }
+      return out
+    }
+    default:
+      return undefined
+  }
+  if (t[8] !== 0x2d || t[13] !== 0x2d || t[18] !== 0x2d || t[23] !== 0x2d) return undefined
+  const out = new Uint8Array(16)
+  for (const [i, x] of HEX_POSITIONS.entries()) {
+    const v = xtob(t[x], t[x + 1])
+    if (v < 0) return undefined
+    out[i] = v
+  }
+  return out
 }
 
 const variant = (b: number): string => ((b & 0xc0) === 0x80 ? "RFC4122" : (b & 0xe0) === 0xc0 ? "Microsoft" : (b & 0xe0) === 0xe0 ? "Future" : "Reserved")

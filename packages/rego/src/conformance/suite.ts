@@ -10,6 +10,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { parse as parseLossless } from "lossless-json"
+import { testingBuiltins } from "../builtins/index.js"
 import { RegoCompileError, RegoError } from "../errors.js"
 import { toJSON } from "../json.js"
 import { Rego, parseValue } from "../rego.js"
@@ -99,12 +100,15 @@ const bindingsKey = (b: ReadonlyMap<string, Value>): string =>
 const describe = (results: ReadonlyArray<ReadonlyMap<string, Value>>): string =>
   JSON.stringify(results.map((r) => Object.fromEntries([...r].map(([k, v]) => [k, toJSON(v)]))), (_k, v) => (typeof v === "bigint" ? v.toString() : v))
 
+/** OPA runs its suite with its test harness's builtins (test.sleep). */
+const suiteBuiltins = testingBuiltins()
+
 /** Runs one case. Never throws. */
 export const runCase = (c: Case): Outcome => {
   const wantsError = c.want_error !== undefined || c.want_error_code !== undefined
   let got: Array<Map<string, Value>>
   try {
-    const rego = Rego.compile({ modules: c.modules.map((source, i) => ({ file: `test-${i}.rego`, source })), data: c.data })
+    const rego = Rego.compile({ modules: c.modules.map((source, i) => ({ file: `test-${i}.rego`, source })), data: c.data, builtins: suiteBuiltins })
     const input = c.input_term !== undefined ? parseValue(c.input_term) : c.input === undefined ? undefined : fromJSON(c.input)
     const q = rego.prepare(c.query)
     const results = q.evaluate(input, { strictBuiltinErrors: c.strict_error === true, env: c.env, limits: { maxSteps: 50_000_000, timeoutMs: 20_000 } })

@@ -74,6 +74,10 @@ export class Root implements BuiltinContext {
     if (this.steps > this.nextCheck) this.check()
   }
 
+  checkLimits(): void {
+    this.check()
+  }
+
   print(message: string, location: Location | undefined): void {
     this.printSink(message, location)
   }

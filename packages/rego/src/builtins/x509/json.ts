@@ -3,7 +3,7 @@
 // []byte fields are base64, big integers are numbers, nil slices are null.
 
 import { type Value, normBig, ObjectBuilder } from "../../value.js"
-import { base64StdEncode } from "../asn1.js"
+import { base64StdEncode } from "../gobase64.js"
 import type { Certificate, CertificateRequest, Extension, GoTime, GoURL, IPNet, Name, PublicKey, SANs } from "./model.js"
 import { ipString } from "./names.js"
 

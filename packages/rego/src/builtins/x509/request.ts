@@ -2,7 +2,8 @@
 // rather than cryptobyte, hence the asn1: error texts.
 
 import { type Value, normBig } from "../../value.js"
-import { type Element, base64StdEncode, ctxCons, Der, oidString, parseInteger, parseOid, TAG } from "../asn1.js"
+import { type Element, ctxCons, Der, oidString, parseInteger, parseOid, TAG } from "../asn1.js"
+import { base64StdEncode } from "../gobase64.js"
 import { parseAI, parseASN1String, parseName, parseTime, readSPKI, rightAlign, signatureAlgorithmOf } from "./certificate.js"
 import { parseExtension, parseSAN } from "./extensions.js"
 import { formatGoTime } from "./json.js"
