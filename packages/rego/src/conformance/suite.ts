@@ -62,7 +62,8 @@ export const loadSuite = (dir: string): Case[] => {
     if (!fs.statSync(fdir).isDirectory()) continue
     for (const file of fs.readdirSync(fdir).sort()) {
       const doc = parseFile(fs.readFileSync(path.join(fdir, file), "utf8"))
-      const base = file.replace(/\.(json|ya?ml)$/, "")
+      // Ids drop ".json" only: the suite has both test-casts-0828.json and .yml.
+      const base = file.replace(/\.json$/, "")
       for (const [i, c] of (doc.cases ?? []).entries()) {
         out.push({
           id: `${folder}/${base}#${i}`,
