@@ -75,3 +75,6 @@ export const sortErrors = (errors: RegoError[]): RegoError[] =>
     if (la.file !== lb.file) return la.file < lb.file ? -1 : 1
     return la.row - lb.row || la.col - lb.col
   })
+
+/** Whether e is JavaScript's stack exhaustion (pathological nesting in a policy, data or input). */
+export const isStackOverflow = (e: unknown): boolean => e instanceof RangeError && /call stack/i.test(e.message)

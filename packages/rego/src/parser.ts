@@ -21,7 +21,7 @@ import type {
   With
 } from "./ast.js"
 import { termString } from "./ast.js"
-import { RegoCompileError, RegoError } from "./errors.js"
+import { isStackOverflow, RegoCompileError, RegoError } from "./errors.js"
 import { KEYWORDS, Scanner, type ScannerState, type Tok, type Token } from "./scanner.js"
 import { parseNumberLiteral } from "./value.js"
 
@@ -128,6 +128,11 @@ export class Parser {
   /** The current token kind (a method, so that narrowing does not survive scans). */
   private t(): Tok {
     return this.tok.tok
+  }
+
+  /** Where the parser is (for errors raised around it). */
+  location(): Loc {
+    return this.loc()
   }
 
   private loc(t: Token = this.tok): Loc {
@@ -1724,9 +1729,19 @@ const BUILTIN_HEAD_NAMES = new Set([
 ])
 
 /** Parses one module; throws RegoCompileError with every parse error found. */
+/** Runs a parse; nesting deeper than the JavaScript stack allows is a parse error, as past the depth limit. */
+const withinStack = <T>(p: Parser, f: () => T): T => {
+  try {
+    return f()
+  } catch (e) {
+    if (isStackOverflow(e)) throw new RegoCompileError([new RegoError("rego_parse_error", "max parsing recursion depth exceeded", p.location())])
+    throw e
+  }
+}
+
 export const parseModule = (file: string, source: string): Module => {
   const p = new Parser(file, source)
-  const { stmts, errors, comments } = p.parseStatements()
+  const { stmts, errors, comments } = withinStack(p, () => p.parseStatements())
   if (errors.length > 0) throw new RegoCompileError(errors)
   if (stmts.length === 0) throw new RegoCompileError([new RegoError("rego_parse_error", "empty module", { file, row: 0, col: 0 })])
   const errs: RegoError[] = []
@@ -1772,7 +1787,7 @@ export const parseModule = (file: string, source: string): Module => {
 /** Parses a query (a body), e.g. `data.x.allow == true; y := 1`. */
 export const parseQuery = (source: string, file = ""): Body => {
   const p = new Parser(file, source)
-  const { body, errors } = p.parseQueryStatements()
+  const { body, errors } = withinStack(p, () => p.parseQueryStatements())
   if (errors.length > 0) throw new RegoCompileError(errors)
   return body
 }

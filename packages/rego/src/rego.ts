@@ -13,7 +13,7 @@ import type { LTerm } from "./compiler/ir.js"
 import { Resolver } from "./compiler/resolve.js"
 import { reorderBody, unsafeErrors } from "./compiler/safety.js"
 import { constValue, type RuleNode } from "./compiler/tree.js"
-import { RegoCompileError, RegoError, RegoEvalError, sortErrors } from "./errors.js"
+import { isStackOverflow, RegoCompileError, RegoError, RegoEvalError, sortErrors } from "./errors.js"
 import { type Cont, Ctx, type Frame, type Limits, type PrintSink, Root } from "./eval/context.js"
 import { type Json, toJSON } from "./json.js"
 import { parseQuery } from "./parser.js"
@@ -74,14 +74,13 @@ export class Rego {
 
   /** Compiles already parsed modules. */
   static fromModules(modules: readonly Module[], data: unknown, builtins: BuiltinRegistry = defaultBuiltins(), defaults: RegoDefaults = {}): Rego {
-    const compiled = compileModules(modules, { builtins })
-    const d = data === undefined ? {} : fromJSON(data)
-    return new Rego(compiled, d, defaults)
+    const compiled = compileGuard("the policy is nested too deeply to compile", () => compileModules(modules, { builtins }))
+    return new Rego(compiled, dataValue(data), defaults)
   }
 
   /** The same policy over other data (no recompilation). */
   withData(data: unknown): Rego {
-    return new Rego(this.compiled, data === undefined ? {} : fromJSON(data), this.defaults)
+    return new Rego(this.compiled, dataValue(data), this.defaults)
   }
 
   /** Package paths of the compiled modules, e.g. `["authz", "authz.lib"]`. */
@@ -107,7 +106,7 @@ export class Rego {
     if (segs[0] === "data") segs.shift()
     const term: LTerm =
       segs.length === 0 ? { t: "data" } : { t: "ref", head: { t: "data" }, path: segs.map((s) => ({ t: "const", v: s })), loc: { file: "", row: 1, col: 1, offset: 0 } }
-    const { fn, nslots } = this.compiled.codegen.compileTerm(term, 1)
+    const { fn, nslots } = compileGuard("the path is too long to compile", () => this.compiled.codegen.compileTerm(term, 1))
     return new PreparedRule(this, fn, nslots, segs)
   }
 
@@ -122,6 +121,10 @@ export class Rego {
 
   /** Prepares a query (a Rego body); its results are the bindings of its variables. */
   prepare(query: string): PreparedQuery {
+    return compileGuard("the query is nested too deeply to compile", () => this.prepareQuery(query))
+  }
+
+  private prepareQuery(query: string): PreparedQuery {
     const body = parseQuery(query, "query")
     const errors: RegoError[] = []
     const r = new Resolver({ builtins: this.compiled.builtins, root: this.compiled.root, globals: new Map(), errors })
@@ -184,17 +187,28 @@ export class Rego {
   }
 }
 
-/** Turns stack overflows from pathological policies into evaluation errors. */
+/** Turns stack overflows from pathological policies, data or input into evaluation errors. */
 const guard = <T>(f: () => T): T => {
   try {
     return f()
   } catch (e) {
-    if (e instanceof RangeError && /call stack/i.test(e.message)) {
-      throw new RegoEvalError("eval_cancel_error", "evaluation exceeded the maximum nesting depth")
-    }
+    if (isStackOverflow(e)) throw new RegoEvalError("eval_cancel_error", "evaluation exceeded the maximum nesting depth")
     throw e
   }
 }
+
+/** The same for compilation: a compile error instead of a stack overflow. */
+const compileGuard = <T>(detail: string, f: () => T): T => {
+  try {
+    return f()
+  } catch (e) {
+    if (isStackOverflow(e)) throw new RegoCompileError([new RegoError("rego_compile_error", detail)])
+    throw e
+  }
+}
+
+/** Base data as a value; data nested too deeply to read is a compile error. */
+const dataValue = (data: unknown): Value => (data === undefined ? {} : compileGuard("data is nested too deeply to read", () => fromJSON(data)))
 
 export class PreparedRule {
   constructor(
@@ -207,7 +221,7 @@ export class PreparedRule {
   /** The document's value for this input, as JSON data; undefined when it is undefined. */
   evaluate(input?: unknown, options?: EvalOptions): Json | undefined {
     const v = this.evaluateValue(input, options)
-    return v === undefined ? undefined : toJSON(v)
+    return v === undefined ? undefined : guard(() => toJSON(v))
   }
 
   /** Like evaluate, but returns the Rego value (sets stay sets). */
@@ -230,7 +244,7 @@ export class PreparedRules {
 
   /** The value of each document (JSON), in order; undefined for undefined documents. */
   evaluate(input?: unknown, options?: EvalOptions): Array<Json | undefined> {
-    return this.evaluateValues(input, options).map((v) => (v === undefined ? undefined : toJSON(v)))
+    return guard(() => this.evaluateValues(input, options).map((v) => (v === undefined ? undefined : toJSON(v))))
   }
 
   /** Like evaluate, but returns Rego values. */

@@ -42,18 +42,27 @@ export const aggregates: BuiltinDef[] = [
   {
     name: "sum",
     arity: 1,
-    fn: ([a]) => numbersOf(a).reduce<number | bigint>((acc, x) => add(acc, x), 0)
+    fn: ([a], ctx) => {
+      const xs = numbersOf(a)
+      ctx.charge(xs.length)
+      return xs.reduce<number | bigint>((acc, x) => add(acc, x), 0)
+    }
   },
   {
     name: "product",
     arity: 1,
-    fn: ([a]) => numbersOf(a).reduce<number | bigint>((acc, x) => mul(acc, x), 1)
+    fn: ([a], ctx) => {
+      const xs = numbersOf(a)
+      ctx.charge(xs.length)
+      return xs.reduce<number | bigint>((acc, x) => mul(acc, x), 1)
+    }
   },
   {
     name: "max",
     arity: 1,
-    fn: ([a]) => {
+    fn: ([a], ctx) => {
       const xs = collection(a)
+      ctx.charge(xs.length)
       if (xs.length === 0) return undefined
       return xs.reduce((m, x) => (compare(m, x) <= 0 ? x : m))
     }
@@ -61,8 +70,9 @@ export const aggregates: BuiltinDef[] = [
   {
     name: "min",
     arity: 1,
-    fn: ([a]) => {
+    fn: ([a], ctx) => {
       const xs = collection(a)
+      ctx.charge(xs.length)
       if (xs.length === 0) return undefined
       return xs.reduce((m, x) => (compare(m, x) >= 0 ? x : m))
     }
@@ -79,13 +89,18 @@ export const aggregates: BuiltinDef[] = [
   {
     name: "internal.member_2",
     arity: 2,
-    fn: ([x, c]) => {
+    fn: ([x, c], ctx) => {
       if (c instanceof RegoSet) return c.has(x)
+      // A linear scan: in a loop over another collection, membership is quadratic work.
       if (Array.isArray(c)) {
+        ctx.charge(c.length >> 2)
         for (const y of c) if (equals(x, y)) return true
         return false
       }
-      if (isObject(c)) return objectEach(c, (_k, v) => equals(x, v))
+      if (isObject(c)) {
+        ctx.charge(objectSize(c) >> 2)
+        return objectEach(c, (_k, v) => equals(x, v))
+      }
       return false
     }
   },

@@ -187,7 +187,7 @@ export const encoding: BuiltinDef[] = [
   {
     name: "json.marshal_with_options",
     arity: 2,
-    fn: ([a, o]) => {
+    fn: ([a, o], ctx) => {
       const opts = obj(o, 2)
       let indent = "\t"
       let prefix = ""
@@ -216,7 +216,7 @@ export const encoding: BuiltinDef[] = [
         return false
       })
       const pretty = explicit ?? implicit
-      return pretty ? prefix + marshalGoJSON(a, { prefix, indent }) : marshalGoJSON(a)
+      return pretty ? prefix + marshalGoJSON(a, { prefix, indent, charge: (n) => ctx.charge(n) }) : marshalGoJSON(a)
     }
   },
   { name: "json.unmarshal", arity: 1, fn: ([a]) => parseJSONValue(str(a, 1)) },

@@ -123,7 +123,7 @@ export const globsMatch: BuiltinDef[] = [
   {
     name: "regex.globs_match",
     arity: 2,
-    fn: ([a, b]) => {
+    fn: ([a, b], ctx) => {
       const x = str(a, 1)
       const y = str(b, 2)
       try {
@@ -131,6 +131,8 @@ export const globsMatch: BuiltinDef[] = [
         const g2 = tokenize(y)
         // OPA's library answers true for two empty patterns (and false for "" against "a*").
         if (g1.length === 0 && g2.length === 0) return true
+        // The search visits (and allocates) one state per pair of positions.
+        ctx.charge(((g1.length + 1) * (g2.length + 1)) >> 2)
         return globsIntersect(g1, g2)
       } catch (e) {
         if (e instanceof GlobSyntaxError) throw builtinError(e.message)

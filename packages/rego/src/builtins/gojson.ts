@@ -294,7 +294,7 @@ export const goQuote = (s: string): string => {
  * and one indent per level (the first line is not prefixed; empty arrays and objects stay `[]`
  * and `{}`).
  */
-export const marshalGoJSON = (v: Value, indent?: { prefix: string; indent: string }): string => {
+export const marshalGoJSON = (v: Value, indent?: { prefix: string; indent: string; charge?: (n: number) => void }): string => {
   const write = (x: Value, depth: number): string => {
     switch (typeof x) {
       case "string":
@@ -309,9 +309,12 @@ export const marshalGoJSON = (v: Value, indent?: { prefix: string; indent: strin
         const nl = indent === undefined ? "" : "\n" + indent.prefix + indent.indent.repeat(depth + 1)
         const close = indent === undefined ? "" : "\n" + indent.prefix + indent.indent.repeat(depth)
         const colon = indent === undefined ? ":" : ": "
+        // Indentation repeats for every element at every level: charged before it is written.
+        const lines = (n: number): void => indent?.charge?.((n * nl.length) >> 4)
         const elements = Array.isArray(x) ? x : x instanceof RegoSet ? x.sorted() : undefined
         if (elements !== undefined) {
           if (elements.length === 0) return "[]"
+          lines(elements.length)
           return "[" + elements.map((e) => nl + write(e, depth + 1)).join(",") + close + "]"
         }
         if (!isObject(x)) return "null"
@@ -322,6 +325,7 @@ export const marshalGoJSON = (v: Value, indent?: { prefix: string; indent: strin
           return false
         })
         if (entries.length === 0) return "{}"
+        lines(entries.length)
         entries.sort((a, b) => compareStrings(a[0], b[0]))
         return "{" + entries.map(([k, e]) => nl + goQuote(k) + colon + write(e, depth + 1)).join(",") + close + "}"
       }

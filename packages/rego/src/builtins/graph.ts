@@ -5,6 +5,8 @@ import { obj } from "./args.js"
 import { type BuiltinContext, type BuiltinDef, typeError } from "./registry.js"
 
 const walkInto = (v: Value, path: Value[], out: Value[], ctx: BuiltinContext): void => {
+  // Each result holds its own copy of the path: deep documents cost depth per node.
+  ctx.charge(path.length >> 3)
   out.push([path.slice(), v])
   if (Array.isArray(v)) {
     ctx.charge(v.length)

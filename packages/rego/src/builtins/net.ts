@@ -318,12 +318,14 @@ export const net: BuiltinDef[] = [
   {
     name: "net.cidr_contains_matches",
     arity: 2,
-    fn: ([a, b]) => {
+    fn: ([a, b], ctx) => {
       const out = new RegoSet()
+      const second: Array<[Value, Value]> = []
+      eachMatch(2, b, (c2, i2) => second.push([c2, i2]))
       eachMatch(1, a, (c1, i1) => {
-        eachMatch(2, b, (c2, i2) => {
-          if (contains(c1, c2)) out.add([i1, i2])
-        })
+        // Every pair is compared: charged per row, so that the limits hold inside the loop.
+        ctx.charge(4 * second.length)
+        for (const [c2, i2] of second) if (contains(c1, c2)) out.add([i1, i2])
       })
       return out
     }

@@ -1,7 +1,7 @@
 // Object builtins (object.*) and the JSON document helpers json.filter, json.remove, json.patch.
 
 import { getKey } from "../eval/navigate.js"
-import { type RegoObject, type Value, equals, isObject, ObjectBuilder, objectEach, objectGet, objectHas, objectKeys, RegoSet, compare } from "../value.js"
+import { type RegoObject, type Value, equals, isObject, ObjectBuilder, objectEach, objectGet, objectHas, objectKeys, objectSize, RegoSet, compare } from "../value.js"
 import { arr, obj } from "./args.js"
 import { type BuiltinDef, BuiltinError, elementTypeError, operandError, typeError } from "./registry.js"
 
@@ -317,20 +317,29 @@ const applyPatch = (doc: Value, ops: Value[]): Value => {
   return cur
 }
 
+/** Top-level size of a collection (elements or keys), 0 for a scalar. */
+const sizeOf = (v: Value): number => (Array.isArray(v) ? v.length : v instanceof RegoSet ? v.size : isObject(v) ? objectSize(v) : 0)
+
 export const objects: BuiltinDef[] = [
   {
     name: "object.union",
     arity: 2,
-    fn: ([a, b]) => mergeWithOverwrite(obj(a, 1), obj(b, 2))
+    fn: ([a, b], ctx) => {
+      const x = obj(a, 1)
+      const y = obj(b, 2)
+      ctx.charge(objectSize(x) + objectSize(y))
+      return mergeWithOverwrite(x, y)
+    }
   },
   {
     name: "object.union_n",
     arity: 1,
-    fn: ([a]) => {
+    fn: ([a], ctx) => {
       const xs = arr(a, 1)
       let out: RegoObject = {}
       for (const x of xs) {
         if (!isObject(x)) throw elementTypeError(1, a, x, "object")
+        ctx.charge(objectSize(out) + objectSize(x))
         out = mergeWithOverwrite(out, x)
       }
       return out
@@ -339,8 +348,9 @@ export const objects: BuiltinDef[] = [
   {
     name: "object.remove",
     arity: 2,
-    fn: ([a, b]) => {
+    fn: ([a, b], ctx) => {
       const o = obj(a, 1)
+      ctx.charge(objectSize(o))
       const keys = keysParam(b)
       const out = new ObjectBuilder()
       objectEach(o, (k, v) => (keys.has(k) ? false : (out.set(k, v), false)))
@@ -350,8 +360,9 @@ export const objects: BuiltinDef[] = [
   {
     name: "object.filter",
     arity: 2,
-    fn: ([a, b]) => {
+    fn: ([a, b], ctx) => {
       const o = obj(a, 1)
+      ctx.charge(objectSize(o))
       const keys = keysParam(b)
       const out = new ObjectBuilder()
       objectEach(o, (k, v) => (keys.has(k) ? (out.set(k, v), false) : false))
@@ -380,7 +391,8 @@ export const objects: BuiltinDef[] = [
   {
     name: "object.subset",
     arity: 2,
-    fn: ([sup, sub]) => {
+    fn: ([sup, sub], ctx) => {
+      ctx.charge(sizeOf(sup) + sizeOf(sub))
       if (isObject(sup) && isObject(sub)) return objectSubset(sup, sub)
       if (sup instanceof RegoSet && sub instanceof RegoSet) return setSubset(sup, sub)
       if (Array.isArray(sup) && Array.isArray(sub)) return arraySubset(sup, sub)
@@ -391,21 +403,28 @@ export const objects: BuiltinDef[] = [
   {
     name: "json.filter",
     arity: 2,
-    fn: ([a, b]) => filterValue(obj(a, 1), pathsToObject(jsonPaths(b)))
+    fn: ([a, b], ctx) => {
+      const o = obj(a, 1)
+      ctx.charge(objectSize(o) + sizeOf(b))
+      return filterValue(o, pathsToObject(jsonPaths(b)))
+    }
   },
   {
     name: "json.remove",
     arity: 2,
-    fn: ([a, b]) => {
+    fn: ([a, b], ctx) => {
       const o = obj(a, 1)
+      ctx.charge(objectSize(o) + sizeOf(b))
       return jsonRemove(o, pathsToObject(jsonPaths(b)))
     }
   },
   {
     name: "json.patch",
     arity: 2,
-    fn: ([a, b]) => {
+    fn: ([a, b], ctx) => {
       const ops = arr(b, 2)
+      // Each operation copies the containers along its path.
+      ctx.charge(ops.length * (1 + sizeOf(a)))
       try {
         return applyPatch(a, ops)
       } catch (e) {

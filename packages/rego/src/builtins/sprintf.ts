@@ -177,8 +177,34 @@ const formatArg = (a: Arg, verb: string, spec: Spec): string => {
   return `%!${verb}(${typeName(a)}=${a.t === "string" ? a.v : a.t === "float" ? fmtG(a.v, undefined, false) : a.v.toString()})`
 }
 
-/** Formats like Go's fmt.Sprintf. */
-export const goSprintf = (format: string, values: readonly Value[]): string => {
+/** Go's fmt tooLarge: widths and precisions beyond a million are refused. */
+const tooLarge = (n: number): boolean => n > 1e6 || n < -1e6
+
+/** Go's fmt parsenum: a number at i; one that grows too large consumes the rest of the format. */
+const parseNum = (s: string, start: number): { num: number; isnum: boolean; next: number } => {
+  let num = 0
+  let isnum = false
+  let i = start
+  for (; i < s.length && s[i] >= "0" && s[i] <= "9"; i++) {
+    if (tooLarge(num)) return { num: 0, isnum: false, next: s.length }
+    num = num * 10 + (s.charCodeAt(i) - 0x30)
+    isnum = true
+  }
+  return { num, isnum, next: i }
+}
+
+/** Go's fmt intFromArg: a `*` width or precision from an int operand. */
+const intFromArg = (a: Arg | undefined): number | undefined => {
+  if (a === undefined || a.t !== "int") return undefined
+  const n = Number(a.v)
+  return tooLarge(n) ? undefined : n
+}
+
+/**
+ * Formats like Go's fmt.Sprintf. `charge` is told the padding a width or precision asks for
+ * before it is allocated (up to ten million characters each, as in Go).
+ */
+export const goSprintf = (format: string, values: readonly Value[], charge: (n: number) => void = () => undefined): string => {
   const args = values.map(toGoArg)
   let out = ""
   let argi = 0
@@ -212,28 +238,34 @@ export const goSprintf = (format: string, values: readonly Value[]): string => {
       i += idx[0].length
     }
     if (format[i] === "*") {
-      const a = args[argi++]
-      spec.width = a !== undefined && a.t === "int" ? Number(a.v) : undefined
       i++
+      const w = argi < args.length ? intFromArg(args[argi++]) : undefined
+      if (w === undefined) out += "%!(BADWIDTH)"
+      else if (w < 0) {
+        // A negative width pads on the right.
+        spec.width = -w
+        spec.minus = true
+        spec.zero = false
+      } else spec.width = w
     } else {
-      const w = /^\d+/.exec(format.slice(i))
-      if (w !== null) {
-        spec.width = Number(w[0])
-        i += w[0].length
-      }
+      const w = parseNum(format, i)
+      if (w.isnum) spec.width = w.num
+      i = w.next
     }
-    if (format[i] === ".") {
+    if (i + 1 < format.length && format[i] === ".") {
       i++
       if (format[i] === "*") {
-        const a = args[argi++]
-        spec.prec = a !== undefined && a.t === "int" ? Number(a.v) : 0
         i++
+        const p = argi < args.length ? intFromArg(args[argi++]) : undefined
+        if (p === undefined || p < 0) out += "%!(BADPREC)"
+        else spec.prec = p
       } else {
-        const p = /^\d+/.exec(format.slice(i))
-        spec.prec = p !== null ? Number(p[0]) : 0
-        if (p !== null) i += p[0].length
+        const p = parseNum(format, i)
+        spec.prec = p.isnum ? p.num : 0
+        i = p.next
       }
     }
+    charge(((spec.width ?? 0) + (spec.prec ?? 0)) >> 4)
     if (i >= format.length) {
       out += "%!(NOVERB)"
       break

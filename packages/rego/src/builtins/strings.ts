@@ -57,15 +57,28 @@ const trimSpace = (s: string): string => {
   return cps.slice(a, b).join("")
 }
 
-/** Go's strings.NewReplacer(pairs...).Replace(s): leftmost match, earlier pairs win at a position. */
-export const replaceAll = (s: string, pairs: ReadonlyArray<readonly [string, string]>): string => {
-  if (pairs.length === 1 && pairs[0][0] !== "") return s.split(pairs[0][0]).join(pairs[0][1])
+/**
+ * Go's strings.NewReplacer(pairs...).Replace(s): leftmost match, earlier pairs win at a position.
+ * The result can be far larger than s (an empty old string inserts at every position): `charge`
+ * is told its size before it is built, or as it grows.
+ */
+export const replaceAll = (s: string, pairs: ReadonlyArray<readonly [string, string]>, charge: (n: number) => void = () => undefined): string => {
+  if (pairs.length === 1 && pairs[0][0] !== "") {
+    const parts = s.split(pairs[0][0])
+    charge((s.length + (parts.length - 1) * pairs[0][1].length) >> 4)
+    return parts.join(pairs[0][1])
+  }
   let out = ""
+  let charged = 0
   let i = 0
   for (;;) {
     let advanced = false
     for (const [old, rep] of pairs) {
       if (!s.startsWith(old, i)) continue
+      if (out.length - charged > 65536) {
+        charge((out.length - charged) >> 4)
+        charged = out.length
+      }
       out += rep
       if (old !== "") {
         i += old.length
@@ -106,11 +119,17 @@ export const stringBuiltins: BuiltinDef[] = [
   {
     name: "concat",
     arity: 2,
-    fn: ([sep, xs]) => {
+    fn: ([sep, xs], ctx) => {
       const s = str(sep, 1)
       if (!Array.isArray(xs) && !(xs instanceof RegoSet)) throw typeError(2, xs, "set", "array")
       const items = Array.isArray(xs) ? xs : xs.sorted()
-      for (const x of items) if (typeof x !== "string") throw elementTypeError(2, xs, x, "string")
+      let length = s.length * Math.max(0, items.length - 1)
+      for (const x of items) {
+        if (typeof x !== "string") throw elementTypeError(2, xs, x, "string")
+        length += x.length
+      }
+      // The separator repeats: the result can be far larger than the operands. Charged first.
+      ctx.charge(length >> 4)
       return (items as string[]).join(s)
     }
   },
@@ -129,11 +148,11 @@ export const stringBuiltins: BuiltinDef[] = [
       return s.split(d)
     }
   },
-  { name: "replace", arity: 3, fn: ([a, b, c]) => replaceAll(str(a, 1), [[str(b, 2), str(c, 3)]]) },
+  { name: "replace", arity: 3, fn: ([a, b, c], ctx) => replaceAll(str(a, 1), [[str(b, 2), str(c, 3)]], (n) => ctx.charge(n)) },
   {
     name: "strings.replace_n",
     arity: 2,
-    fn: ([patterns, s]) => {
+    fn: ([patterns, s], ctx) => {
       if (!isObject(patterns)) throw typeError(1, patterns, "object")
       const text = str(s, 2)
       const pairs: Array<[string, string]> = []
@@ -143,7 +162,7 @@ export const stringBuiltins: BuiltinDef[] = [
         if (typeof v !== "string") throw operandError(1, "non-string value found in pattern object")
         pairs.push([k, v])
       }
-      return pairs.length === 0 ? text : replaceAll(text, pairs)
+      return pairs.length === 0 ? text : replaceAll(text, pairs, (n) => ctx.charge(n))
     }
   },
   { name: "trim", arity: 2, fn: ([a, b]) => trimCut(str(a, 1), str(b, 2), true, true) },
@@ -171,10 +190,10 @@ export const stringBuiltins: BuiltinDef[] = [
   {
     name: "sprintf",
     arity: 2,
-    fn: ([f, xs]) => {
+    fn: ([f, xs], ctx) => {
       const format = str(f, 1)
       if (!Array.isArray(xs)) throw typeError(2, xs, "array")
-      return goSprintf(format, xs)
+      return goSprintf(format, xs, (n) => ctx.charge(n))
     }
   },
   {
@@ -251,19 +270,25 @@ export const stringBuiltins: BuiltinDef[] = [
   {
     name: "strings.any_prefix_match",
     arity: 2,
-    fn: ([a, b]) => {
+    fn: ([a, b], ctx) => {
       const strs = stringsOrString(a, 1)
       const prefixes = stringsOrString(b, 2)
-      return strs.some((s) => prefixes.some((p) => s.startsWith(p)))
+      return strs.some((s) => {
+        ctx.charge(prefixes.length)
+        return prefixes.some((p) => s.startsWith(p))
+      })
     }
   },
   {
     name: "strings.any_suffix_match",
     arity: 2,
-    fn: ([a, b]) => {
+    fn: ([a, b], ctx) => {
       const strs = stringsOrString(a, 1)
       const suffixes = stringsOrString(b, 2)
-      return strs.some((s) => suffixes.some((p) => s.endsWith(p)))
+      return strs.some((s) => {
+        ctx.charge(suffixes.length)
+        return suffixes.some((p) => s.endsWith(p))
+      })
     }
   },
 ]

@@ -4,6 +4,7 @@
 
 import { normBig } from "../value.js"
 import { builtinErr, str } from "./args.js"
+import { MAX_INT_BITS } from "./numbers.js"
 import type { BuiltinDef } from "./registry.js"
 
 const KI = 1n << 10n
@@ -58,6 +59,8 @@ const parseDecimal = (s: string): { num: bigint; den: bigint } | undefined => {
   let num = BigInt((int === "" ? "0" : int) + frac)
   let den = 10n ** BigInt(frac.length)
   const e = exp === undefined ? 0 : Number(exp)
+  // Powers of ten beyond the integer size limit are refused before they are computed.
+  if (Math.abs(e) > MAX_INT_BITS / Math.log2(10)) throw builtinErr("exponent too large")
   if (e > 0) num *= 10n ** BigInt(e)
   else if (e < 0) den *= 10n ** BigInt(-e)
   if (sign === "-") num = -num
@@ -225,7 +228,8 @@ export const units: BuiltinDef[] = [
       const amount = parseGoFloat(num)
       if (amount === undefined) throw builtinErr("could not parse byte amount to a number")
       const total = mulFloat(amount, { neg: false, ...roundRat(mult, 1n, 64) }, 64)
-      // The result can be large ("1e999999"): its size counts against the step limit.
+      // A large exponent ("1e999999") makes a large integer: bounded as arithmetic is.
+      if (total.exp + 64 > MAX_INT_BITS) throw builtinErr(`amount is too large (more than ${MAX_INT_BITS} bits)`)
       ctx.charge(Math.max(0, total.exp) >> 6)
       return normBig(truncate(total))
     }

@@ -6,7 +6,7 @@
 
 import type { Loc } from "../ast.js"
 import { BuiltinError, type BuiltinDef } from "../builtins/registry.js"
-import { RegoEvalError } from "../errors.js"
+import { isStackOverflow, RegoEvalError } from "../errors.js"
 import { type Cont, Ctx, type Fn, type Frame, type Gen, type Mock, type Overlay, type VCont } from "../eval/context.js"
 import { type CRule, type Group, LeafSink, Runtime, SetSink, type TreeStep, ValueSink } from "../eval/documents.js"
 import { getDataKey, getKey, iterate, keysOf } from "../eval/navigate.js"
@@ -20,6 +20,7 @@ import {
   ObjectBuilder,
   objectEach,
   objectGet,
+  ObjectMap,
   objectSize,
   RegoSet
 } from "../value.js"
@@ -82,6 +83,15 @@ const fansOut = (rule: LRule): boolean => {
   return found || (rule.else !== undefined && fansOut(rule.else))
 }
 
+/** The size of a builtin's result, in steps: strings per 16 characters, collections per element (not nested). */
+const weight = (v: Value | undefined): number => {
+  if (typeof v === "string") return v.length >> 4
+  if (typeof v !== "object" || v === null) return 0
+  if (Array.isArray(v)) return v.length
+  if (v instanceof RegoSet || v instanceof ObjectMap) return v.size
+  return 0
+}
+
 export class CodeGen {
   private compIds = 0
 
@@ -101,19 +111,33 @@ export class CodeGen {
     if (def.unavailable !== undefined) throw new RegoEvalError("eval_builtin_error", `${def.name}: ${def.unavailable}`, loc)
     const root = c.root
     root.location = loc
+    let r: Value | undefined
     try {
-      return def.fn(args, root)
+      r = def.fn(args, root)
     } catch (e) {
       if (e instanceof BuiltinError) {
         if (root.strict || e.halt) throw new RegoEvalError(e.code, `${def.name}: ${e.message}`, loc)
         return undefined
       }
       if (e instanceof RegoEvalError) throw e
-      // Exhausted stack or memory is not a builtin's answer: let it end the evaluation.
-      if (e instanceof RangeError) throw e
+      if (e instanceof RangeError) {
+        // Exhausted stack is not a builtin's answer: let it end the evaluation (see rego.ts).
+        if (isStackOverflow(e)) throw e
+        // Nor is a result beyond what JavaScript can hold (string, array or BigInt size).
+        throw new RegoEvalError("eval_builtin_error", `${def.name}: result too large (${e.message})`, loc)
+      }
       if (root.strict) throw new RegoEvalError("eval_builtin_error", `${def.name}: ${e instanceof Error ? e.message : String(e)}`, loc)
       return undefined
     }
+    // Work proportional to the result and to string operands counts against the step limit,
+    // so that a few expensive calls advance it (and the deadline check runs) like many cheap ones.
+    let w = weight(r)
+    for (let i = 0; i < args.length; i++) {
+      const a = args[i]
+      if (typeof a === "string") w += a.length >> 4
+    }
+    if (w > 0) root.charge(w)
+    return r
   }
 
   invokeMock(c: Ctx, m: Mock, args: Value[], loc: Loc): Value | undefined {
