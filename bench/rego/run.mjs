@@ -12,6 +12,9 @@
 // - the platform's policies/ as the policy service asks them (allow, reason, filters), mixed requests;
 // - parse + compile time per module (RBAC, a 1,000-rule module, each module of policies/) and the
 //   load of the whole policies/ tree;
+// - regular expressions: a policy matching input with regex.match, and the RE2 engine (src/re2)
+//   against V8's RegExp (the engine regex.* used before) on typical patterns and on a pattern
+//   that makes backtracking explode;
 // - memory of a 10 MB data.json held by the engine (in a child process with --expose-gc).
 // Prints a table with ratios against the baselines and writes the numbers as JSON.
 import { spawnSync } from "node:child_process"
@@ -25,6 +28,7 @@ const here = path.dirname(fileURLToPath(import.meta.url))
 const root = path.resolve(here, "../..")
 const { Rego } = await import(path.join(root, "packages/rego/dist/index.js"))
 const { loadDirectory } = await import(path.join(root, "packages/rego/dist/loader.js"))
+const { Regexp } = await import(path.join(root, "packages/rego/dist/re2/regexp.js"))
 
 const { values } = parseArgs({
   options: {
@@ -236,6 +240,33 @@ if (fs.existsSync(policiesDir)) {
   row("groupby_1000_items", measure(() => groupBy.evaluate({}), 300))
 }
 
+// Regular expressions.
+{
+  const p = Rego.compile({ modules: { "r.rego": 'package r\n\ndefault allow := false\n\nallow if regex.match("^arn:aws:iam::[0-9]{12}:role/[a-z-]+$", input.principal)\n' } }).prepareRule("data.r.allow")
+  const hit = { principal: "arn:aws:iam::123456789012:role/deployer" }
+  if (p.evaluate(hit) !== true || p.evaluate({ principal: "arn:aws:iam::1:role/x" }) !== false) throw new Error("regex policy: wrong decision")
+  row("regex_match_policy", measure(() => p.evaluate(hit)))
+  const patterns = [
+    ["^[a-z]+\\[[0-9]+\\]$", "foo[1]"],
+    ["^arn:aws:iam::[0-9]{12}:role/.*$", "arn:aws:iam::123456789012:role/admin-team/deployer"],
+    ["(?i)^/api/v[0-9]+/users/[^/]+$", "/API/v2/users/alice"],
+    ["[a-z0-9._%+-]+@example\\.com", "contact: someone.else+tag@example.com, thanks"],
+    ["\\d+", "x".repeat(200) + "42"]
+  ]
+  results.regex = patterns.map(([pattern, text]) => {
+    const re = Regexp.compile(pattern)
+    const js = new RegExp(pattern.replace("(?i)", ""), pattern.startsWith("(?i)") ? "iu" : "u")
+    if (re.matchString(text) !== js.test(text)) throw new Error(`regex: engines disagree on ${pattern}`)
+    return { pattern, text_length: text.length, re2: measure(() => re.matchString(text), 10000), regexp: measure(() => js.test(text), 10000) }
+  })
+  // (a+)+$ on a run of a's and a "!": RE2 stays linear; RegExp doubles per "a" (timed once, on 20).
+  const bad = Regexp.compile("(a+)+$")
+  const text = "a".repeat(30) + "!"
+  const t0 = process.hrtime.bigint()
+  ;/(a+)+$/.test("a".repeat(20) + "!")
+  results.regex_catastrophic = { pattern: "(a+)+$", re2_30: measure(() => bad.matchString(text), 2000), regexp_20_ms: Number(process.hrtime.bigint() - t0) / 1e6 }
+}
+
 // Parse + compile per module.
 results.compile.rbac_ms = compileTime({ "rbac.rego": rbacSource }, 200)
 results.compile.indexed_1000_rules_ms = compileTime({ "acl.rego": indexedModule(1000) }, 20)
@@ -282,6 +313,12 @@ if (results.compile.policies_modules) {
   console.log(`  policies/common/ (alone)            ${results.compile.policies_common_ms.toFixed(2)} ms`)
   for (const [file, ms] of Object.entries(results.compile.policies_modules)) console.log(`  policies/${file.padEnd(26)} ${ms.toFixed(2)} ms (with common/)`)
   console.log(`  policies/ tree (${results.compile.policies_tree_modules} modules, read + parse + compile)  ${results.compile.policies_tree_ms.toFixed(2)} ms`)
+}
+if (results.regex) {
+  console.log("\nregular expressions, matchString (µs p50): RE2 engine vs V8 RegExp")
+  for (const r of results.regex) console.log(`  ${r.pattern.padEnd(36)} ${String(r.text_length).padStart(4)} chars  ${fmt(r.re2.p50)} ${fmt(r.regexp.p50)}`)
+  const c = results.regex_catastrophic
+  console.log(`  ${c.pattern} on 30 a's + "!": RE2 ${c.re2_30.p50.toFixed(2)} µs; RegExp on 20 a's + "!": ${c.regexp_20_ms.toFixed(0)} ms (doubling per a)`)
 }
 if (results.memory.ratio !== undefined) {
   console.log(`\nmemory: ${(results.memory.data_json_bytes / 1e6).toFixed(1)} MB data.json -> ${(results.memory.heap_bytes / 1e6).toFixed(1)} MB heap (${results.memory.ratio.toFixed(2)}×)`)
