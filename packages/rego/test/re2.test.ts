@@ -160,6 +160,8 @@ describe("matching", () => {
     expect(positions("^.$", "😀")).toBe("0,2")
     expect(positions("^..$", "😀")).toBe("-")
     expect(positions("\\x{FFFD}", "a\ud800b")).toBe("1,2")
+    expect(positions("\\x{D800}", "a\ud800b")).toBe("-")
+    expect(positions("a\\x{D800}", "aa\ud800b")).toBe("-")
     expect(Regexp.compile("").findAllString("😀😀", -1)).toEqual(["", "", ""])
   })
 })

@@ -375,7 +375,9 @@ export const startCond = (p: Prog): number => {
 export const literalPrefix = (p: Prog): { prefix: string; complete: boolean } => {
   let pc = skipNop(p, p.start)
   let prefix = ""
-  while (p.op[pc] === InstOp.Rune1 && p.arg[pc] !== 0xfffd) {
+  // Stops at U+FFFD as Go does, and at surrogate code points, which no text rune equals (a lone
+  // surrogate in the text reads as U+FFFD) but which a JavaScript substring search would find.
+  while (p.op[pc] === InstOp.Rune1 && p.arg[pc] !== 0xfffd && (p.arg[pc] < 0xd800 || p.arg[pc] > 0xdfff)) {
     prefix += String.fromCodePoint(p.arg[pc])
     pc = skipNop(p, p.out[pc])
   }

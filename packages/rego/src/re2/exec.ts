@@ -19,6 +19,8 @@ export interface Executable {
   readonly cond: number
   /** Literal text every match starts with ("" when none). */
   readonly prefix: string
+  /** Whether the prefix is the whole match (the pattern is a literal string without groups). */
+  readonly literal: boolean
   /** The runes a match can start with, when every match is non-empty (to skip other positions). */
   readonly first: FirstSet | undefined
 }
@@ -183,8 +185,17 @@ const tryBacktrack = (p: Prog, s: string, startPc: number, startPos: number, cap
           work = 0
           meter?.(METER_BATCH)
         }
-        switch (op[pc]) {
-          case InstOp.Rune1:
+        const o = op[pc]
+        if (o === InstOp.Rune1) {
+          // The most common instruction, tested inline.
+          let c = pos < len ? s.charCodeAt(pos) : -1
+          if (c >= 0xd800 && c <= 0xdfff) c = runeAt(s, pos)
+          if (c !== arg[pc]) break
+          pos += c > 0xffff ? 2 : 1
+          pc = out[pc]
+          continue
+        }
+        switch (o) {
           case InstOp.Rune:
           case InstOp.RuneAny:
           case InstOp.RuneAnyNotNL: {
@@ -238,6 +249,8 @@ const tryBacktrack = (p: Prog, s: string, startPc: number, startPos: number, cap
     return false
   } finally {
     if (work > 0) meter?.(work)
+    // A pathological search can grow the job stack to megabytes: do not keep that.
+    if (jobs.length > 1 << 16) jobs = new Int32Array(3 * 256)
   }
 }
 
@@ -424,6 +437,13 @@ const pike = (re: Executable, s: string, pos0: number, ncap: number, meter: Mete
  */
 export const execute = (re: Executable, s: string, pos: number, ncap: number, meter?: Meter): Int32Array | null => {
   if (re.cond === -1) return null
+  if (re.literal && ncap <= 2) {
+    // The whole pattern is one literal string (and captures nothing): a substring search.
+    const at = s.indexOf(re.prefix, pos)
+    if (at < 0) return null
+    if (ncap === 0) return MATCHED
+    return Int32Array.of(at, at + re.prefix.length)
+  }
   const n = Math.min(ncap, re.prog.numCap)
   const m = canBacktrack(re.prog, s.length) ? backtrack(re, s, pos, n, meter) : pike(re, s, pos, n, meter)
   if (m === null || m.length >= ncap) return m

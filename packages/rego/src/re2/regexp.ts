@@ -25,6 +25,7 @@ export class Regexp implements Executable {
     readonly prog: Prog,
     readonly cond: number,
     readonly prefix: string,
+    readonly literal: boolean,
     readonly first: FirstSet | undefined,
     /** Number of capturing groups. */
     readonly numSubexp: number,
@@ -42,10 +43,10 @@ export class Regexp implements Executable {
   /** Compiles a syntax tree built by other means (glob patterns). */
   static fromSyntax(source: string, re: Syntax, numCap: number, names: readonly string[], charge: (n: number) => void = () => undefined): Regexp {
     const prog = compileProg(simplify(re), charge)
-    const { prefix } = literalPrefix(prog)
+    const { prefix, complete } = literalPrefix(prog)
     const padded = names.slice()
     while (padded.length < numCap + 1) padded.push("")
-    return new Regexp(source, prog, startCond(prog), prefix, prefix === "" ? firstSet(prog) : undefined, numCap, padded)
+    return new Regexp(source, prog, startCond(prog), prefix, complete && prefix !== "" && numCap === 0, prefix === "" ? firstSet(prog) : undefined, numCap, padded)
   }
 
   /** Instructions in the compiled program (a measure of its size). */
