@@ -141,11 +141,14 @@ const servers = [
       await start("fiber", "stack:fiber", {}),
       await start("platform", "stack:platform", {}),
       await start("platform-no-tracer", "stack:platform-no-tracer", {}),
-      await start("router", "stack:router", {})
+      await start("router", "stack:router", {}),
+      await start("kit-handler", "stack:kit-handler", {}),
+      await start("kit-router", "stack:kit-router", {})
     ]
     : []),
   await start("kit", "kit", {}),
-  await start("kit-no-access-log", "kit", { KIT_ACCESS_LOG: "false" })
+  await start("kit-no-access-log", "kit", { KIT_ACCESS_LOG: "false" }),
+  ...(process.env.KIT_AB === "1" ? [await start("kit-B", "kit", { KIT_AB2: "1" })] : [])
 ]
 
 for (const server of servers) {

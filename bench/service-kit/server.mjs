@@ -130,6 +130,32 @@ const stack = async (layer) => {
       HttpLayerRouter.add("POST", "/items", app)
     )
     served = noTracer(HttpLayerRouter.serve(routes, { disableLogger: true, disableListenLog: true }))
+  } else if (layer === "kit-handler") {
+    // The kit's request handler around the same trivial app, on the kit's Node server.
+    const { NodeServer, RequestHandler } = await fromPlatform("dist/index.js")
+    const FileSystem = await fromPlatform("node_modules/@effect/platform/dist/esm/FileSystem.js")
+    const handlerOptions = {
+      errorStyle: "platform",
+      maxBodySize: FileSystem.Size(10 * 1024 * 1024),
+      accessLog: false,
+      quietPaths: new Set(),
+      tracing: false,
+      cors: undefined
+    }
+    const handled = Layer.scopedDiscard(Effect.flatMap(RequestHandler.make(app, handlerOptions), NodeServer.listen))
+    Layer.launch(Layer.provide(handled, NodeServer.layer({ port, host: "127.0.0.1", shutdownTimeout: "1 second" }))).pipe(Effect.runFork)
+    return
+  } else if (layer === "kit-router") {
+    // The kit with the trivial app as raw routes (no HttpApi endpoint involved).
+    const { ServiceKit } = await fromPlatform("dist/index.js")
+    const HttpApi = await fromPlatform("node_modules/@effect/platform/dist/esm/HttpApi.js")
+    const routes = Layer.mergeAll(
+      HttpLayerRouter.add("GET", "/items/1", app),
+      HttpLayerRouter.add("POST", "/items", app)
+    )
+    const service = { name: "bench", version: "0.0.0" }
+    ServiceKit.run(ServiceKit.serve(HttpApi.make("empty"), { service, port, routes, accessLog: false }), service)
+    return
   } else {
     console.error(`unknown layer ${layer}`)
     process.exit(2)

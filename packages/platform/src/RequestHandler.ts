@@ -74,6 +74,23 @@ const pathOf = (url: string): string => {
   return q === -1 ? url : url.slice(0, q)
 }
 
+/** Bodies up to this size are read before the request's fiber starts. */
+const readAheadLimit = 64 * 1024
+
+/**
+ * Small bodies of known length are read before the route runs: the fiber then finds the body
+ * complete instead of suspending until it arrives (it usually arrives right after the headers).
+ * Multipart bodies are left to the multipart parser, which streams them.
+ */
+const readsAhead = (request: Http.IncomingMessage): boolean => {
+  const length = request.headers["content-length"]
+  if (length === undefined) return false
+  const n = Number(length)
+  if (!(n > 0 && n <= readAheadLimit)) return false
+  const type = request.headers["content-type"]
+  return type === undefined || !type.startsWith("multipart/")
+}
+
 const hasTraceHeaders = (headers: Http.IncomingHttpHeaders): boolean =>
   headers.traceparent !== undefined || headers.b3 !== undefined || headers["x-b3-traceid"] !== undefined
 
@@ -268,16 +285,24 @@ export const make = <E, R>(
         userId: undefined
       }
       const request = new ServerRequest(nodeRequest, nodeResponse, url)
-      const services = new Map(base)
-      services.set(HttpServerRequest.HttpServerRequest.key, request)
-      services.set(CurrentRequest.key, info)
-      const fiber = Runtime.runFork(
-        Runtime.make({ context: Context.unsafeMake(services), fiberRefs: runtime.fiberRefs, runtimeFlags: runtime.runtimeFlags }),
-        pipeline
-      )
+      let fiber: Fiber.RuntimeFiber<void, unknown> | undefined
+      let closed = false
+      const start = () => {
+        const services = new Map(base)
+        services.set(HttpServerRequest.HttpServerRequest.key, request)
+        services.set(CurrentRequest.key, info)
+        fiber = Runtime.runFork(
+          Runtime.make({ context: Context.unsafeMake(services), fiberRefs: runtime.fiberRefs, runtimeFlags: runtime.runtimeFlags }),
+          pipeline
+        )
+        if (closed && !nodeResponse.writableEnded) fiber.unsafeInterruptAsFork(HttpServerError.clientAbortFiberId)
+      }
       nodeResponse.on("close", () => {
-        if (!nodeResponse.writableEnded) fiber.unsafeInterruptAsFork(HttpServerError.clientAbortFiberId)
+        closed = true
+        if (fiber !== undefined && !nodeResponse.writableEnded) fiber.unsafeInterruptAsFork(HttpServerError.clientAbortFiberId)
       })
+      if (readsAhead(nodeRequest)) request.readAhead(maxBody, start)
+      else start()
     }
   })
 

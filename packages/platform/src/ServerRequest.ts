@@ -134,15 +134,36 @@ export class ServerRequest extends Inspectable.Class implements HttpServerReques
     return new HttpServerError.RequestError({ request: this, reason: "Decode", cause })
   }
 
+  /**
+   * Reads the body now, before any handler asks, and calls `done` when it is complete (or
+   * failed). The kit does this for small bodies, so handlers find them read.
+   */
+  readAhead(maxBytes: number, done: () => void): void {
+    this.body.read(maxBytes, done)
+  }
+
+  /** The body, if it has been read completely (not for a failed read). */
+  get bodyIfRead(): Buffer | undefined {
+    const result = this.body.result
+    return result instanceof Error ? undefined : result
+  }
+
+  private outcome(result: Buffer | Error, max: Option.Option<FileSystem.Size>) {
+    if (result instanceof Error) return Effect.fail(this.fail(result))
+    // Read ahead under the kit's limit: a route may have set a smaller one.
+    if (Option.isSome(max) && result.length > Number(max.value)) return Effect.fail(this.fail(new Error(tooLargeMessage)))
+    return Effect.succeed(result)
+  }
+
   /** The whole body; fails with a `RequestError` (over the limit, connection error). */
   get bytes(): Effect.Effect<Buffer, HttpServerError.RequestError> {
-    const result = this.body.result
-    if (result !== undefined) return result instanceof Error ? Effect.fail(this.fail(result)) : Effect.succeed(result)
-    return Effect.flatMap(IncomingMessage.MaxBodySize, (max) =>
-      Effect.async<Buffer, HttpServerError.RequestError>((resume) =>
-        this.body.read(Option.isSome(max) ? Number(max.value) : undefined, (result) =>
-          resume(result instanceof Error ? Effect.fail(this.fail(result)) : Effect.succeed(result)))
-      ))
+    return Effect.flatMap(IncomingMessage.MaxBodySize, (max) => {
+      const result = this.body.result
+      if (result !== undefined) return this.outcome(result, max)
+      return Effect.async<Buffer, HttpServerError.RequestError>((resume) =>
+        this.body.read(Option.isSome(max) ? Number(max.value) : undefined, (result) => resume(this.outcome(result, max)))
+      )
+    })
   }
 
   get text(): Effect.Effect<string, HttpServerError.RequestError> {

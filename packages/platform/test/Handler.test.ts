@@ -13,6 +13,7 @@ import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as Http from "node:http"
 import { ExampleApi, ItemsLive } from "./fixtures/ExampleApi.js"
@@ -33,6 +34,16 @@ const Routes = Layer.mergeAll(
       const again = yield* request.text
       return HttpServerResponse.unsafeJson({ text, json, bytes: bytes.byteLength, same: text === again })
     })),
+  // A route with a smaller limit than the kit's (the body is read ahead under the kit's).
+  HttpLayerRouter.add(
+    "POST",
+    "/small",
+    HttpServerRequest.HttpServerRequest.pipe(
+      Effect.flatMap((request) => request.text),
+      Effect.map((text) => HttpServerResponse.text(text)),
+      HttpServerRequest.withMaxBodySize(Option.some(8))
+    )
+  ),
   HttpLayerRouter.add("POST", "/form", (request) =>
     Effect.map(request.urlParamsBody, (params) => HttpServerResponse.unsafeJson(params))),
   HttpLayerRouter.add(
@@ -128,6 +139,11 @@ describe("the kit's request handler", () => {
           chunks: ["x".repeat(100)]
         })
         expect(declared.status).toBe(413)
+        // A route's own smaller limit holds for a body the kit read ahead.
+        const small = yield* raw(p, { method: "POST", path: "/small", headers: { "content-type": "text/plain" }, chunks: ["12345678"] })
+        expect(small).toMatchObject({ status: 200, body: "12345678" })
+        const over = yield* raw(p, { method: "POST", path: "/small", headers: { "content-type": "text/plain" }, chunks: ["123456789"] })
+        expect(over.status).toBe(413)
       }))
 
     it.effect("stream bodies, HEAD and the request's scope", () =>
