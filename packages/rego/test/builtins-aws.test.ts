@@ -5,22 +5,14 @@ import { createHash, createHmac } from "node:crypto"
 import { describe, expect, it } from "vitest"
 import { aws, signV4, type SigV4Input } from "@rec/rego/builtins/aws"
 import { escapedPath, parseURL } from "@rec/rego/builtins/gourl"
-import { type BuiltinContext, BuiltinError } from "@rec/rego/builtins/registry"
 import { toJSON } from "@rec/rego/json"
 import { Rego } from "@rec/rego/rego"
 import type { Value } from "@rec/rego/value"
+import { builtinContext, builtinFailure } from "./helpers.js"
 
-const ctx: BuiltinContext = { strict: true, nowNs: 0n, location: undefined, cache: new Map(), print: () => {}, env: {}, charge: () => {} }
+const ctx = builtinContext()
 const signReq = (...args: Value[]): unknown => toJSON(aws[0].fn(args, ctx) as Value)
-const failure = (...args: Value[]): string => {
-  try {
-    signReq(...args)
-  } catch (e) {
-    if (e instanceof BuiltinError) return `${e.code}: ${e.message}`
-    throw e
-  }
-  throw new Error("sign_req did not fail")
-}
+const failure = (...args: Value[]): string => builtinFailure(() => signReq(...args))
 
 // 2015-08-30T12:36:00Z, the date of AWS's SigV4 test suite.
 const TIME_NS = 1440938160n * 1_000_000_000n

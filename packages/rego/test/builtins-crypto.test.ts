@@ -7,26 +7,15 @@ import { type Json, Rego, RegoEvalError } from "@rec/rego"
 import { Der, pemDecode } from "@rec/rego/builtins/asn1"
 import { goBase64Decode } from "@rec/rego/builtins/gobase64"
 import { CLIENT, CSR, EC384_KEY, INTERMEDIATE_CA, LEAF, LEAF_KEY, MISC, MISC_KEY, NOW_NS, OTHER_EC_KEY, OUTSIDE_CONSTRAINTS, ROOT_CA, RSA1024_KEY } from "./fixtures/pki.js"
+import { queryValue, thrown } from "./helpers.js"
 
 const rego = Rego.compile({ modules: {} })
 
 type Doc = Record<string, Json>
 
 /** The value of `x := <expr>` with strict builtin errors, at NOW_NS (undefined when undefined). */
-const evaluate = (expr: string, input?: unknown): Json | undefined => {
-  const results = rego.query(`x := ${expr}`, input, { strictBuiltinErrors: true, nowNs: NOW_NS })
-  return results.length === 0 ? undefined : results[0].x
-}
-
-const errorOf = (expr: string, input?: unknown): RegoEvalError => {
-  try {
-    evaluate(expr, input)
-  } catch (e) {
-    if (e instanceof RegoEvalError) return e
-    throw e
-  }
-  throw new Error(`expected ${expr} to fail`)
-}
+const evaluate = (expr: string, input?: unknown): Json | undefined => queryValue(expr, input, NOW_NS)
+const errorOf = (expr: string, input?: unknown): RegoEvalError => thrown(RegoEvalError, () => evaluate(expr, input))
 
 const derOf = (pem: string): Buffer => Buffer.from(pem.replace(/-----[^-]+-----|\s/g, ""), "base64")
 const hexToBase64 = (hex: string): string => Buffer.from(hex.replace(/:/g, ""), "hex").toString("base64")

@@ -2,36 +2,11 @@
 // (repetitions on both sides, classes, escapes), and syntax errors carry the messages and
 // positions of the glob-intersection library OPA uses.
 import { describe, expect, it } from "vitest"
-import { type BuiltinContext, BuiltinError, defaultBuiltins } from "@rec/rego/builtins/index"
 import type { Value } from "@rec/rego/value"
+import { builtinFailure, callBuiltin } from "./helpers.js"
 
-const registry = defaultBuiltins()
-
-const ctx: BuiltinContext = {
-  strict: true,
-  nowNs: 0n,
-  location: undefined,
-  cache: new Map(),
-  print: () => {},
-  env: {},
-  charge: () => {}
-}
-
-const match = (a: Value, b: Value): Value | undefined => {
-  const def = registry.get("regex.globs_match")
-  if (def === undefined) throw new Error("regex.globs_match is not registered")
-  return def.fn([a, b], ctx)
-}
-
-const failure = (a: Value, b: Value): string => {
-  try {
-    match(a, b)
-  } catch (e) {
-    if (e instanceof BuiltinError) return `${e.code}: ${e.message}`
-    throw e
-  }
-  throw new Error("regex.globs_match did not fail")
-}
+const match = (a: Value, b: Value): Value | undefined => callBuiltin("regex.globs_match", [a, b])
+const failure = (a: Value, b: Value): string => builtinFailure(() => match(a, b))
 
 describe("regex.globs_match", () => {
   it.each([

@@ -2,41 +2,19 @@
 // block-string quirk, schema validation rules, query validation messages, and the AST-object
 // round trip (including OPA's decoding quirks).
 import { describe, expect, it } from "vitest"
-import { type BuiltinContext, BuiltinError, defaultBuiltins } from "@rec/rego/builtins/index"
 import { toJSON } from "@rec/rego/json"
 import { Rego } from "@rec/rego/rego"
 import type { Value } from "@rec/rego/value"
-
-const registry = defaultBuiltins()
-
-const ctx: BuiltinContext = {
-  strict: true,
-  nowNs: 0n,
-  location: undefined,
-  cache: new Map(),
-  print: () => {},
-  env: {},
-  charge: () => {}
-}
+import { builtinFailure, callBuiltin } from "./helpers.js"
 
 /** Calls a builtin; returns its result as JSON, or throws its BuiltinError. */
 const call = (name: string, ...args: Value[]): unknown => {
-  const def = registry.get(name)
-  if (def === undefined) throw new Error(`${name} is not registered`)
-  const out = def.fn(args, ctx)
+  const out = callBuiltin(name, args)
   return out === undefined ? undefined : toJSON(out)
 }
 
 /** The message of the builtin error a call raises. */
-const failure = (name: string, ...args: Value[]): string => {
-  try {
-    call(name, ...args)
-  } catch (e) {
-    if (e instanceof BuiltinError) return `${e.code}: ${e.message}`
-    throw e
-  }
-  throw new Error(`${name} did not fail`)
-}
+const failure = (name: string, ...args: Value[]): string => builtinFailure(() => call(name, ...args))
 
 const value = (raw: string, kind: number): unknown => ({ Raw: raw, Kind: kind, ExpectedTypeHasDefault: false })
 

@@ -1,26 +1,12 @@
 // json.verify_schema / json.match_schema beyond OPA's conformance suite: every keyword family,
 // gojsonschema's error texts, types and fields, exact numbers, drafts, references and formats.
 import { describe, expect, it } from "vitest"
-import { type BuiltinContext, BuiltinError, defaultBuiltins } from "@rec/rego/builtins/index"
 import { toJSON } from "@rec/rego/json"
 import { fromJSON } from "@rec/rego/value"
-
-const registry = defaultBuiltins()
-
-const ctx: BuiltinContext = {
-  strict: true,
-  nowNs: 0n,
-  location: undefined,
-  cache: new Map(),
-  print: () => {},
-  env: {},
-  charge: () => {}
-}
+import { builtinFailure, callBuiltin } from "./helpers.js"
 
 const call = (name: string, ...args: unknown[]): unknown => {
-  const def = registry.get(name)
-  if (def === undefined) throw new Error(`${name} is not registered`)
-  const out = def.fn(args.map((a) => fromJSON(a)), ctx)
+  const out = callBuiltin(name, args.map((a) => fromJSON(a)))
   return out === undefined ? undefined : toJSON(out)
 }
 
@@ -39,15 +25,7 @@ const errorsOfText = (doc: unknown, schema: unknown): string[] => {
 
 const verify = (schema: unknown): unknown => call("json.verify_schema", schema)
 
-const failure = (name: string, ...args: unknown[]): string => {
-  try {
-    call(name, ...args)
-  } catch (e) {
-    if (e instanceof BuiltinError) return `${e.code}: ${e.message}`
-    throw e
-  }
-  throw new Error(`${name} did not fail`)
-}
+const failure = (name: string, ...args: unknown[]): string => builtinFailure(() => call(name, ...args))
 
 describe("json.match_schema", () => {
   it("reports each error with its type, field and description", () => {

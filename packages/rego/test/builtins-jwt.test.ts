@@ -3,26 +3,11 @@
 // verify_*, jwx in decode_verify and encode_sign) differ, both behaviours are pinned.
 import * as crypto from "node:crypto"
 import { describe, expect, it } from "vitest"
-import { type Json, Rego, RegoEvalError } from "@rec/rego"
+import { type Json, RegoEvalError } from "@rec/rego"
 import { LEAF, LEAF_KEY } from "./fixtures/pki.js"
+import { queryValue as evaluate, thrown } from "./helpers.js"
 
-const rego = Rego.compile({ modules: {} })
-
-/** The value of `x := <expr>` with strict builtin errors (undefined when undefined). */
-const evaluate = (expr: string, input?: unknown, nowNs?: bigint): Json | undefined => {
-  const results = rego.query(`x := ${expr}`, input, { strictBuiltinErrors: true, nowNs })
-  return results.length === 0 ? undefined : results[0].x
-}
-
-const errorOf = (expr: string, input?: unknown): RegoEvalError => {
-  try {
-    evaluate(expr, input)
-  } catch (e) {
-    if (e instanceof RegoEvalError) return e
-    throw e
-  }
-  throw new Error(`expected ${expr} to fail`)
-}
+const errorOf = (expr: string, input?: unknown): RegoEvalError => thrown(RegoEvalError, () => evaluate(expr, input))
 
 const b64url = (x: string | Buffer): string => Buffer.from(x).toString("base64url")
 

@@ -2,21 +2,12 @@
 // units.parse_bytes rounding, uuid.parse's length rules, bounded big integers, http.send's
 // request keys, Go's JSON and base64 encoders.
 import { describe, expect, it } from "vitest"
-import { Rego, RegoEvalError } from "@rec/rego"
-
-const value = (expr: string, input?: unknown): unknown => {
-  const rego = Rego.compile({ modules: { "p.rego": `package p\n\nx := ${expr}\n` } })
-  return rego.prepareRule("data.p.x").evaluate(input, { strictBuiltinErrors: true })
-}
+import { RegoEvalError } from "@rec/rego"
+import { ruleValue as value, thrown } from "./helpers.js"
 
 const failure = (expr: string, input?: unknown): string => {
-  try {
-    value(expr, input)
-  } catch (e) {
-    if (e instanceof RegoEvalError) return `${e.code}: ${e.message.replace(/^p\.rego:\d+: [a-z_]+: /, "")}`
-    throw e
-  }
-  throw new Error(`${expr} did not fail`)
+  const e = thrown(RegoEvalError, () => value(expr, input))
+  return `${e.code}: ${e.message.replace(/^p\.rego:\d+: [a-z_]+: /, "")}`
 }
 
 describe("units.parse_bytes", () => {

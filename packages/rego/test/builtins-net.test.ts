@@ -2,36 +2,20 @@
 // cidr_merge's edge cases (bare addresses, mixed families, adjacency), and the DNS policy of
 // net.lookup_ip_addr.
 import { describe, expect, it } from "vitest"
-import { type BuiltinContext, BuiltinError, defaultBuiltins } from "@rec/rego/builtins/index"
+import { defaultBuiltins } from "@rec/rego/builtins/index"
 import { lookupIpAddr } from "@rec/rego/builtins/net"
 import { toJSON } from "@rec/rego/json"
 import { Rego } from "@rec/rego/rego"
 import type { Value } from "@rec/rego/value"
+import { builtinContext, builtinFailure, callBuiltin } from "./helpers.js"
 
-const registry = defaultBuiltins()
 let charged = 0
-const ctx: BuiltinContext = {
-  strict: true,
-  nowNs: 0n,
-  location: undefined,
-  cache: new Map(),
-  print: () => {},
-  env: {},
-  charge: (n) => {
-    charged += n
-  }
-}
+const ctx = builtinContext((n) => {
+  charged += n
+})
 
-const call = (name: string, ...args: Value[]): unknown => toJSON(registry.get(name)?.fn(args, ctx) as Value)
-const failure = (name: string, ...args: Value[]): string => {
-  try {
-    call(name, ...args)
-  } catch (e) {
-    if (e instanceof BuiltinError) return `${e.code}: ${e.message}`
-    throw e
-  }
-  throw new Error(`${name} did not fail`)
-}
+const call = (name: string, ...args: Value[]): unknown => toJSON(callBuiltin(name, args, ctx) as Value)
+const failure = (name: string, ...args: Value[]): string => builtinFailure(() => call(name, ...args))
 const sorted = (x: unknown): unknown => (Array.isArray(x) ? [...x].sort() : x)
 
 describe("net.cidr_contains / cidr_intersects", () => {

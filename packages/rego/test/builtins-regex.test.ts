@@ -2,22 +2,11 @@
 // where JavaScript differs, hostile patterns and inputs, and the step limit reaching into a
 // running match.
 import { describe, expect, it } from "vitest"
-import { Rego, RegoEvalError } from "@rec/rego"
+import { RegoEvalError } from "@rec/rego"
+import type { EvalOptions } from "@rec/rego/rego"
+import { ruleValue as evaluate, thrown } from "./helpers.js"
 
-const evaluate = (expr: string, input?: unknown, options?: Parameters<ReturnType<Rego["prepareRule"]>["evaluate"]>[1]): unknown => {
-  const rego = Rego.compile({ modules: { "p.rego": `package p\n\nx := ${expr}\n` } })
-  return rego.prepareRule("data.p.x").evaluate(input, { strictBuiltinErrors: true, ...options })
-}
-
-const evalError = (expr: string, input?: unknown, options?: Parameters<ReturnType<Rego["prepareRule"]>["evaluate"]>[1]): RegoEvalError => {
-  try {
-    evaluate(expr, input, options)
-  } catch (e) {
-    if (e instanceof RegoEvalError) return e
-    throw e
-  }
-  throw new Error(`${expr} did not fail`)
-}
+const evalError = (expr: string, input?: unknown, options?: EvalOptions): RegoEvalError => thrown(RegoEvalError, () => evaluate(expr, input, options))
 
 const elapsed = (f: () => unknown): number => {
   const t0 = performance.now()

@@ -2,36 +2,11 @@
 // JSON-decoded variables (json.Number values, nil, fmt's %v of arrays and maps), control
 // structures, trimming, functions and Go's error messages.
 import { describe, expect, it } from "vitest"
-import { type BuiltinContext, BuiltinError, defaultBuiltins } from "@rec/rego/builtins/index"
 import { fromJSON } from "@rec/rego/value"
+import { builtinFailure, callBuiltin } from "./helpers.js"
 
-const registry = defaultBuiltins()
-
-const ctx: BuiltinContext = {
-  strict: true,
-  nowNs: 0n,
-  location: undefined,
-  cache: new Map(),
-  print: () => {},
-  env: {},
-  charge: () => {}
-}
-
-const render = (template: string, vars: unknown = {}): unknown => {
-  const def = registry.get("strings.render_template")
-  if (def === undefined) throw new Error("strings.render_template is not registered")
-  return def.fn([template, fromJSON(vars)], ctx)
-}
-
-const failure = (template: string, vars: unknown = {}): string => {
-  try {
-    render(template, vars)
-  } catch (e) {
-    if (e instanceof BuiltinError) return `${e.code}: ${e.message}`
-    throw e
-  }
-  throw new Error("strings.render_template did not fail")
-}
+const render = (template: string, vars: unknown = {}): unknown => callBuiltin("strings.render_template", [template, fromJSON(vars)])
+const failure = (template: string, vars: unknown = {}): string => builtinFailure(() => render(template, vars))
 
 describe("strings.render_template", () => {
   it("prints values as fmt's %v does, with missing and null values as <undefined>", () => {
@@ -101,8 +76,7 @@ describe("strings.render_template", () => {
   })
 
   it("checks its operands", () => {
-    const def = registry.get("strings.render_template")
-    expect(() => def?.fn(["{{.}}", "not an object"], ctx)).toThrow("operand 2 must be object but got string")
-    expect(() => def?.fn([1, {}], ctx)).toThrow("operand 1 must be string but got number")
+    expect(() => callBuiltin("strings.render_template", ["{{.}}", "not an object"])).toThrow("operand 2 must be object but got string")
+    expect(() => callBuiltin("strings.render_template", [1, {}])).toThrow("operand 1 must be string but got number")
   })
 })

@@ -2,38 +2,14 @@
 // calendar arithmetic, every Go layout element, Go's parse rules and messages, durations and the
 // int64 nanosecond range.
 import { describe, expect, it } from "vitest"
-import { type BuiltinContext, BuiltinError, defaultBuiltins, testingBuiltins } from "@rec/rego/builtins/index"
+import { testingBuiltins } from "@rec/rego/builtins/index"
 import { RegoEvalError } from "@rec/rego/errors"
 import { Rego } from "@rec/rego/rego"
 import { type Value, normBig } from "@rec/rego/value"
+import { builtinFailure, callBuiltin } from "./helpers.js"
 
-const registry = defaultBuiltins()
-
-const ctx: BuiltinContext = {
-  strict: true,
-  nowNs: 0n,
-  location: undefined,
-  cache: new Map(),
-  print: () => {},
-  env: {},
-  charge: () => {}
-}
-
-const call = (name: string, ...args: Value[]): Value | undefined => {
-  const def = registry.get(name)
-  if (def === undefined) throw new Error(`${name} is not registered`)
-  return def.fn(args, ctx)
-}
-
-const failure = (name: string, ...args: Value[]): string => {
-  try {
-    call(name, ...args)
-  } catch (e) {
-    if (e instanceof BuiltinError) return `${e.code}: ${e.message}`
-    throw e
-  }
-  throw new Error(`${name} did not fail`)
-}
+const call = (name: string, ...args: Value[]): Value | undefined => callBuiltin(name, args)
+const failure = (name: string, ...args: Value[]): string => builtinFailure(() => call(name, ...args))
 
 const ns = (seconds: number, nanos = 0): Value => normBig(BigInt(seconds) * 1000000000n + BigInt(nanos))
 const rfc3339 = (s: string): Value => call("time.parse_rfc3339_ns", s) as Value
