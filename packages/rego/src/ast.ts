@@ -219,6 +219,34 @@ export const termString = (t: Term): string => {
   }
 }
 
+/** OPA's ValueName for terms in messages. */
+export const valueName = (t: Term): string => {
+  switch (t.type) {
+    case "scalar":
+      return t.value === null ? "null" : typeof t.value === "bigint" ? "number" : typeof t.value
+    case "var":
+      return "var"
+    case "ref":
+      return "ref"
+    case "array":
+      return "array"
+    case "set":
+      return "set"
+    case "object":
+      return "object"
+    case "arraycomp":
+      return "arraycomprehension"
+    case "setcomp":
+      return "setcomprehension"
+    case "objectcomp":
+      return "objectcomprehension"
+    case "call":
+      return "call"
+    case "template":
+      return "templatestring"
+  }
+}
+
 export const exprString = (e: Expr): string => {
   const b = e.body
   let s: string

@@ -20,7 +20,7 @@ import type {
   VarTerm,
   With
 } from "./ast.js"
-import { termString } from "./ast.js"
+import { termString, valueName } from "./ast.js"
 import { isStackOverflow, RegoCompileError, RegoError } from "./errors.js"
 import { KEYWORDS, Scanner, type ScannerState, type Tok, type Token } from "./scanner.js"
 import { parseNumberLiteral } from "./value.js"
@@ -325,17 +325,22 @@ export class Parser {
         this.errorAt(term.terms[0].loc, `unexpected ${valueName(term.terms[0])} token: expecting var`)
         return undefined
       }
-      for (let i = 1; i < term.terms.length; i++) {
-        const t = term.terms[i]
-        if (t.type !== "scalar" || typeof t.value !== "string") {
-          this.errorAt(t.loc, `unexpected ${valueName(t)} token: expecting string`)
-          return undefined
-        }
-      }
-      return { type: "package", path: term, loc }
+      return this.stringSegments(term) ? { type: "package", path: term, loc } : undefined
     }
     this.illegal()
     return undefined
+  }
+
+  /** Whether every segment of a package or import path after its head is a string (reporting the first that is not). */
+  private stringSegments(path: RefTerm): boolean {
+    for (let i = 1; i < path.terms.length; i++) {
+      const t = path.terms[i]
+      if (t.type !== "scalar" || typeof t.value !== "string") {
+        this.errorAt(t.loc, `unexpected ${valueName(t)} token: expecting string`)
+        return false
+      }
+    }
+    return true
   }
 
   private identOrRefKeyword(): boolean {
@@ -361,13 +366,7 @@ export class Parser {
     if (term !== undefined) {
       if (term.type === "var") path = { type: "ref", terms: [term], loc: term.loc }
       else if (term.type === "ref") {
-        for (let i = 1; i < term.terms.length; i++) {
-          const t = term.terms[i]
-          if (t.type !== "scalar" || typeof t.value !== "string") {
-            this.errorAt(t.loc, `unexpected ${valueName(t)} token: expecting string`)
-            return undefined
-          }
-        }
+        if (!this.stringSegments(term)) return undefined
         path = term
       }
     }
@@ -678,16 +677,7 @@ export class Parser {
       case "whitespace":
         this.doScan(true)
     }
-    switch (this.t()) {
-      case "(":
-      case ".":
-      case "[":
-        return this.parseRef(head)
-      case "whitespace":
-        this.scan()
-    }
-    if (head.type === "var" && ROOT_DOCS.has(head.name)) return { type: "ref", terms: [head], loc: head.loc }
-    return head
+    return this.parseRefOrTerm(head)
   }
 
   private validateDefault(rule: RuleDraft): boolean {
@@ -1163,6 +1153,11 @@ export class Parser {
   private parseTermFinish(head: Term | undefined): Term | undefined {
     if (head === undefined) return undefined
     this.scanWS()
+    return this.parseRefOrTerm(head)
+  }
+
+  /** A ref when `(`, `.` or `[` follows the term (or the term is a root document), else the term. */
+  private parseRefOrTerm(head: Term): Term | undefined {
     switch (this.t()) {
       case "(":
       case ".":
@@ -1387,25 +1382,7 @@ export class Parser {
       const st = this.save()
       const head = this.parseTerm()
       if (head === undefined) return undefined
-      switch (this.t()) {
-        case "]":
-          return { type: "array", items: [head], loc }
-        case ",": {
-          this.scan()
-          const items = this.parseTermList("]", [head])
-          return items === undefined ? undefined : { type: "array", items, loc }
-        }
-        case "or":
-          if (potentialComprehension) {
-            this.scan()
-            const body = this.parseBody("]")
-            if (body !== undefined) return { type: "arraycomp", head, body, loc }
-            if (this.t() !== ",") return undefined
-          }
-      }
-      this.restore(st)
-      const items = this.parseTermList("]", [])
-      return items === undefined ? undefined : { type: "array", items, loc }
+      return this.parseItems("array", st, head, potentialComprehension, loc)
     } finally {
       this.leave()
     }
@@ -1427,11 +1404,11 @@ export class Parser {
       if (head === undefined) return undefined
       switch (this.t()) {
         case "or":
-          if (potentialComprehension) return this.parseSet(st, head, true, loc)
+          if (potentialComprehension) return this.parseItems("set", st, head, true, loc)
           break
         case "}":
         case ",":
-          return this.parseSet(st, head, potentialComprehension, loc)
+          return this.parseItems("set", st, head, potentialComprehension, loc)
         case ":":
           return this.parseObject(head, potentialComprehension, loc)
       }
@@ -1441,7 +1418,7 @@ export class Parser {
       switch (this.t()) {
         case "}":
         case ",":
-          return this.parseSet(st, head, false, loc)
+          return this.parseItems("set", st, head, false, loc)
         case ":":
           return this.parseObject(head, potentialComprehension, loc)
       }
@@ -1452,28 +1429,32 @@ export class Parser {
     }
   }
 
-  private parseSet(st: State, head: Term, potentialComprehension: boolean, loc: Loc): Term | undefined {
+  /**
+   * The rest of an array or set after its first term (`head`, parsed from `st`): the closing
+   * bracket, more items, or `|` and a comprehension body; otherwise (head was only the start of
+   * an infix term) the items again from `st`. Sets come here only on `}`, `,` or a possible `|`.
+   */
+  private parseItems(type: "array" | "set", st: State, head: Term, potentialComprehension: boolean, loc: Loc): Term | undefined {
+    const end = type === "array" ? "]" : "}"
     switch (this.t()) {
-      case "}":
-        return { type: "set", items: [head], loc }
+      case end:
+        return { type, items: [head], loc }
       case ",": {
         this.scan()
-        const items = this.parseTermList("}", [head])
-        return items === undefined ? undefined : { type: "set", items, loc }
+        const items = this.parseTermList(end, [head])
+        return items === undefined ? undefined : { type, items, loc }
       }
-      case "or": {
+      case "or":
         if (potentialComprehension) {
           this.scan()
-          const body = this.parseBody("}")
-          if (body !== undefined) return { type: "setcomp", head, body, loc }
+          const body = this.parseBody(end)
+          if (body !== undefined) return { type: type === "array" ? "arraycomp" : "setcomp", head, body, loc }
           if (this.t() !== ",") return undefined
         }
-        this.restore(st)
-        const items = this.parseTermList("}", [])
-        return items === undefined ? undefined : { type: "set", items, loc }
-      }
     }
-    return undefined
+    this.restore(st)
+    const items = this.parseTermList(end, [])
+    return items === undefined ? undefined : { type, items, loc }
   }
 
   private parseObject(key: Term, potentialComprehension: boolean, loc: Loc): Term | undefined {
@@ -1583,34 +1564,6 @@ export class Parser {
 const trueExpr = (loc: Loc): Expr => ({ negated: false, body: { type: "term", term: { type: "scalar", value: true, loc } }, with: [], loc })
 
 const formatScalar = (v: unknown): string => (v === null ? "null" : typeof v === "bigint" ? v.toString() : String(v))
-
-/** OPA's ValueName for terms in messages. */
-export const valueName = (t: Term): string => {
-  switch (t.type) {
-    case "scalar":
-      return t.value === null ? "null" : typeof t.value === "bigint" ? "number" : typeof t.value
-    case "var":
-      return "var"
-    case "ref":
-      return "ref"
-    case "array":
-      return "array"
-    case "set":
-      return "set"
-    case "object":
-      return "object"
-    case "arraycomp":
-      return "arraycomprehension"
-    case "setcomp":
-      return "setcomprehension"
-    case "objectcomp":
-      return "objectcomprehension"
-    case "call":
-      return "call"
-    case "template":
-      return "templatestring"
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Modules

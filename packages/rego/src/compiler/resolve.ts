@@ -7,7 +7,7 @@
 // variable of the same name, as in OPA).
 
 import type { Body, Expr, Loc, RefTerm, Rule, Term, VarTerm } from "../ast.js"
-import { isWildcard, refName, termString } from "../ast.js"
+import { isWildcard, refName, termString, valueName } from "../ast.js"
 import type { BuiltinRegistry } from "../builtins/registry.js"
 import { RegoError } from "../errors.js"
 import { type Value, ObjectBuilder, RegoSet } from "../value.js"
@@ -390,7 +390,7 @@ export class Resolver {
         this.err("rego_compile_error", "cannot assign to ref", t.loc)
         return { t: "const", v: null }
       default:
-        this.err("rego_compile_error", `cannot assign to ${assignTypeName(t)}`, t.loc)
+        this.err("rego_compile_error", `cannot assign to ${valueName(t)}`, t.loc)
         return { t: "const", v: null }
     }
   }
@@ -734,27 +734,6 @@ const foldObject = (entries: ReadonlyArray<readonly [LTerm, LTerm]>): LTerm => {
     return { t: "const", v: b.build() }
   }
   return { t: "object", entries }
-}
-
-const assignTypeName = (t: Term): string => {
-  switch (t.type) {
-    case "scalar":
-      return t.value === null ? "null" : typeof t.value === "bigint" ? "number" : typeof t.value
-    case "set":
-      return "set"
-    case "call":
-      return "call"
-    case "arraycomp":
-      return "arraycomprehension"
-    case "setcomp":
-      return "setcomprehension"
-    case "objectcomp":
-      return "objectcomprehension"
-    case "template":
-      return "templatestring"
-    default:
-      return t.type
-  }
 }
 
 export const findNode = (root: RuleNode, path: readonly Value[]): RuleNode | undefined => {
