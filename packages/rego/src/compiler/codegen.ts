@@ -55,6 +55,19 @@ const constTC = (v: Value): TermC => {
 
 const STOP: Cont = () => true
 
+/** Continues when the term's value is defined and not false: a term used as an expression. */
+const whenTrue = (tc: TermC, next: Cont): Cont => {
+  if (tc.fn !== undefined) {
+    const fn = tc.fn
+    return (c, f) => {
+      const v = fn(c, f)
+      return v !== undefined && v !== false ? next(c, f) : false
+    }
+  }
+  const gen = tc.gen
+  return (c, f) => gen(c, f, (c2, f2, v) => (v !== false ? next(c2, f2) : false))
+}
+
 /** Compilation state of one rule branch or query: its frame size grows as temporaries are needed. */
 class Unit {
   constructor(public nslots: number) {}
@@ -223,28 +236,7 @@ export class CodeGen {
       }
       return { fn, gen: fnGen(fn) }
     }
-    // Generators first: they may bind variables the single-valued parts read.
-    const order = [...parts.keys()].sort((a, b) => Number(parts[a].fn !== undefined) - Number(parts[b].fn !== undefined))
-    const gen: Gen = (c, f, k) => {
-      const vs: Value[] = new Array(parts.length)
-      const step = (c: Ctx, f: Frame, j: number): boolean => {
-        if (j === order.length) return k(c, f, build(vs.slice()))
-        const i = order[j]
-        const p = parts[i]
-        if (p.fn !== undefined) {
-          const v = p.fn(c, f)
-          if (v === undefined) return false
-          vs[i] = v
-          return step(c, f, j + 1)
-        }
-        return p.gen(c, f, (c, f, v) => {
-          vs[i] = v
-          return step(c, f, j + 1)
-        })
-      }
-      return step(c, f, 0)
-    }
-    return { fn: undefined, gen }
+    return { fn: undefined, gen: this.withArgs(parts, (c, f, vs, k) => k(c, f, build(vs))) }
   }
 
   private callTerm(callee: Callee, args: readonly LTerm[], loc: Loc, b: Bound, u: Unit): TermC {
@@ -331,6 +323,7 @@ export class CodeGen {
 
   /** Evaluates argument terms (enumerating generators) and calls body with their values. */
   private withArgs(acs: TermC[], body: (c: Ctx, f: Frame, vs: Value[], k: VCont) => boolean): Gen {
+    // Generators first: they may bind variables the single-valued parts read.
     const order = [...acs.keys()].sort((a, b) => Number(acs[a].fn !== undefined) - Number(acs[b].fn !== undefined))
     return (c, f, k) => {
       const vs: Value[] = new Array(acs.length)
@@ -932,18 +925,8 @@ export class CodeGen {
   private exprPositive(e: LExpr, b: Bound, u: Unit, next: Cont): Cont {
     const x = e.e
     switch (x.k) {
-      case "term": {
-        const tc = this.term(x.term, b, u)
-        if (tc.fn !== undefined) {
-          const fn = tc.fn
-          return (c, f) => {
-            const v = fn(c, f)
-            return v !== undefined && v !== false ? next(c, f) : false
-          }
-        }
-        const gen = tc.gen
-        return (c, f) => gen(c, f, (c2, f2, v) => (v !== false ? next(c2, f2) : false))
-      }
+      case "term":
+        return whenTrue(this.term(x.term, b, u), next)
       case "unify":
         return this.unifyExpr(x.a, x.b, b, u, next)
       case "call":
@@ -959,17 +942,7 @@ export class CodeGen {
       const gen = tc.gen
       return (c, f) => gen(c, f, (c2, f2) => next(c2, f2))
     }
-    if (out === undefined) {
-      if (tc.fn !== undefined) {
-        const fn = tc.fn
-        return (c, f) => {
-          const v = fn(c, f)
-          return v !== undefined && v !== false ? next(c, f) : false
-        }
-      }
-      const gen = tc.gen
-      return (c, f) => gen(c, f, (c2, f2, v) => (v !== false ? next(c2, f2) : false))
-    }
+    if (out === undefined) return whenTrue(tc, next)
     const pat = this.pattern(out, b, u)
     const gen = tc.gen
     return (c, f) => gen(c, f, (c2, f2, v) => unifyPV(c2, f2, pat, v, next))
