@@ -320,6 +320,17 @@ const applyPatch = (doc: Value, ops: Value[]): Value => {
 /** Top-level size of a collection (elements or keys), 0 for a scalar. */
 const sizeOf = (v: Value): number => (Array.isArray(v) ? v.length : v instanceof RegoSet ? v.size : isObject(v) ? objectSize(v) : 0)
 
+/** json.filter and json.remove: an object and the paths (as a tree) to keep or to remove. */
+const jsonPathsBuiltin = (name: string, apply: (o: Value, paths: Value) => Value | undefined): BuiltinDef => ({
+  name,
+  arity: 2,
+  fn: ([a, b], ctx) => {
+    const o = obj(a, 1)
+    ctx.charge(objectSize(o) + sizeOf(b))
+    return apply(o, pathsToObject(jsonPaths(b)))
+  }
+})
+
 export const objects: BuiltinDef[] = [
   {
     name: "object.union",
@@ -400,24 +411,8 @@ export const objects: BuiltinDef[] = [
       throw new BuiltinError("eval_type_error", "both arguments object.subset must be of the same type or array and set")
     }
   },
-  {
-    name: "json.filter",
-    arity: 2,
-    fn: ([a, b], ctx) => {
-      const o = obj(a, 1)
-      ctx.charge(objectSize(o) + sizeOf(b))
-      return filterValue(o, pathsToObject(jsonPaths(b)))
-    }
-  },
-  {
-    name: "json.remove",
-    arity: 2,
-    fn: ([a, b], ctx) => {
-      const o = obj(a, 1)
-      ctx.charge(objectSize(o) + sizeOf(b))
-      return jsonRemove(o, pathsToObject(jsonPaths(b)))
-    }
-  },
+  jsonPathsBuiltin("json.filter", filterValue),
+  jsonPathsBuiltin("json.remove", jsonRemove),
   {
     name: "json.patch",
     arity: 2,

@@ -22,10 +22,13 @@ const E = P * 1000n
 
 const isDigit = (c: string | undefined): boolean => c !== undefined && c >= "0" && c <= "9"
 
-class ExponentTooLarge extends Error {}
-
-/** OPA's extractNumAndUnit: splits "10.5Mi" into "10.5" and "Mi". */
-const splitNumUnit = (s: string): [string, string] => {
+/**
+ * OPA's extractNumAndUnit on a resource string with its double quotes removed: splits "10.5Mi"
+ * into "10.5" and "Mi"; spaces and exponents of more than six digits are errors.
+ */
+const splitNumUnit = (text: string): [string, string] => {
+  const s = text.replaceAll('"', "")
+  if (s.includes(" ")) throw builtinErr("spaces not allowed in resource strings")
   let first = -1
   for (let i = 0; i < s.length; i++) {
     const c = s[i]
@@ -42,7 +45,7 @@ const splitNumUnit = (s: string): [string, string] => {
       if (n === "+" || n === "-") i++
       let end = i + 1
       while (end < s.length && isDigit(s[end])) end++
-      if (end - (i + 1) > 6) throw new ExponentTooLarge()
+      if (end - (i + 1) > 6) throw builtinErr("exponent too large")
     }
   }
   if (first === -1) return [s, ""]
@@ -213,15 +216,7 @@ export const units: BuiltinDef[] = [
     name: "units.parse_bytes",
     arity: 1,
     fn: ([x], ctx) => {
-      const s = str(x, 1).toLowerCase().replaceAll('"', "")
-      if (s.includes(" ")) throw builtinErr("spaces not allowed in resource strings")
-      let num: string
-      let unit: string
-      try {
-        ;[num, unit] = splitNumUnit(s)
-      } catch {
-        throw builtinErr("exponent too large")
-      }
+      const [num, unit] = splitNumUnit(str(x, 1).toLowerCase())
       if (num === "") throw builtinErr("no byte amount provided")
       const mult = BYTE_UNITS[unit]
       if (mult === undefined) throw builtinErr(`byte unit ${unit} not recognized`)
@@ -238,17 +233,9 @@ export const units: BuiltinDef[] = [
     name: "units.parse",
     arity: 1,
     fn: ([x]) => {
-      const s = str(x, 1).replaceAll('"', "")
-      if (s.includes(" ")) throw builtinErr("spaces not allowed in resource strings")
-      let num: string
-      let unit: string
-      try {
-        ;[num, unit] = splitNumUnit(s)
-      } catch {
-        throw builtinErr("exponent too large")
-      }
+      const [num, suffix] = splitNumUnit(str(x, 1))
       if (num === "") throw builtinErr("no amount provided")
-      if (unit.length > 1) unit = unit[0] + unit.slice(1).toLowerCase()
+      const unit = suffix.length > 1 ? suffix[0] + suffix.slice(1).toLowerCase() : suffix
       const d = parseDecimal(num)
       let n: bigint
       let den: bigint

@@ -204,31 +204,26 @@ class Compiler {
     return { i: f.i, out: this.append(f1.out, f2.out) }
   }
 
-  quest(f1: Frag, nongreedy: boolean): Frag {
+  /** An Alt entering f1 first (greedy) or last (non-greedy); its other branch is left open. */
+  private choice(f1: Frag, nongreedy: boolean): Frag {
     const f = this.inst(InstOp.Alt)
-    let out: PatchList
     if (nongreedy) {
       this.arg[f.i] = f1.i
-      out = f.i << 1
-    } else {
-      this.out[f.i] = f1.i
-      out = (f.i << 1) | 1
+      return { i: f.i, out: f.i << 1 }
     }
-    return { i: f.i, out: this.append(out, f1.out) }
+    this.out[f.i] = f1.i
+    return { i: f.i, out: (f.i << 1) | 1 }
+  }
+
+  quest(f1: Frag, nongreedy: boolean): Frag {
+    const f = this.choice(f1, nongreedy)
+    return { i: f.i, out: this.append(f.out, f1.out) }
   }
 
   star(f1: Frag, nongreedy: boolean): Frag {
-    const f = this.inst(InstOp.Alt)
-    let out: PatchList
-    if (nongreedy) {
-      this.arg[f.i] = f1.i
-      out = f.i << 1
-    } else {
-      this.out[f.i] = f1.i
-      out = (f.i << 1) | 1
-    }
+    const f = this.choice(f1, nongreedy)
     this.patch(f1.out, f.i)
-    return { i: f.i, out }
+    return f
   }
 
   plus(f1: Frag, nongreedy: boolean): Frag {
