@@ -1,7 +1,7 @@
 // Operand helpers shared by builtin families: type checks that raise OPA's operand errors.
 
 import { type RegoObject, type Value, isObject, RegoSet, typeName } from "../value.js"
-import { BuiltinError, elementTypeError, operandError, typeError } from "./registry.js"
+import { elementTypeError, operandError, typeError } from "./registry.js"
 
 export const str = (v: Value, pos: number): string => {
   if (typeof v !== "string") throw typeError(pos, v, "string")
@@ -65,7 +65,5 @@ export const strings = (v: Value, pos: number): string[] => {
   for (const x of xs) if (typeof x !== "string") throw elementTypeError(pos, v, x, "string")
   return xs as string[]
 }
-
-export const builtinErr = (msg: string): BuiltinError => new BuiltinError("eval_builtin_error", msg)
 
 export { typeName }

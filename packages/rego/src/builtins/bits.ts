@@ -1,9 +1,9 @@
 // bits.*: bitwise operations on arbitrary-size integers.
 
 import { normBig } from "../value.js"
-import { bigint, builtinErr } from "./args.js"
+import { bigint } from "./args.js"
 import { bitLength, MAX_INT_BITS } from "./numbers.js"
-import { type BuiltinDef, operandError } from "./registry.js"
+import { type BuiltinDef, builtinError, operandError } from "./registry.js"
 
 const shift = (v: bigint, pos: number): bigint => {
   if (v < 0n) throw operandError(pos, "must be an unsigned integer number but got a negative integer")
@@ -24,7 +24,7 @@ export const bits: BuiltinDef[] = [
       if (x === 0n) return 0
       // Checked before shifting: the result is allocated in full.
       const size = BigInt(bitLength(x)) + n
-      if (size > BigInt(MAX_INT_BITS)) throw builtinErr(`shift of ${n} bits gives an integer of more than ${MAX_INT_BITS} bits`)
+      if (size > BigInt(MAX_INT_BITS)) throw builtinError(`shift of ${n} bits gives an integer of more than ${MAX_INT_BITS} bits`)
       ctx.charge(Number(size) >> 6)
       return normBig(x << n)
     }

@@ -4,10 +4,10 @@
 
 import * as crypto from "node:crypto"
 import { type Value, normBig, objectEach, RegoSet } from "../value.js"
-import { builtinErr, obj, str } from "./args.js"
+import { obj, str } from "./args.js"
 import { bytesToBig, pemDecode, pemEncode, type PemBlock } from "./asn1.js"
 import { base64StdEncode, base64UrlDecode, goBase64Decode } from "./gobase64.js"
-import { type BuiltinDef, BuiltinError } from "./registry.js"
+import { type BuiltinDef, BuiltinError, builtinError } from "./registry.js"
 import { parseCertificates, parseSingleCertificate } from "./x509/certificate.js"
 import { certificateRequestValue, certificateValue } from "./x509/json.js"
 import type { Certificate } from "./x509/model.js"
@@ -22,7 +22,7 @@ const attempt = <T>(f: () => T): T => {
   try {
     return f()
   } catch (e) {
-    throw e instanceof BuiltinError ? e : builtinErr(message(e))
+    throw e instanceof BuiltinError ? e : builtinError(message(e))
   }
 }
 
@@ -111,25 +111,25 @@ const verifyOptions = (o: Value, nowNs: bigint): VerifyOptions => {
     if (typeof k !== "string") return false
     switch (k) {
       case "DNSName":
-        if (typeof v !== "string") throw builtinErr("'DNSName' should be a string")
+        if (typeof v !== "string") throw builtinError("'DNSName' should be a string")
         dnsName = trimASCII(v, '"')
         break
       case "CurrentTime": {
-        if (typeof v !== "number" && typeof v !== "bigint") throw builtinErr("'CurrentTime' should be a number")
+        if (typeof v !== "number" && typeof v !== "bigint") throw builtinError("'CurrentTime' should be a number")
         const t = int64Of(v)
-        if (t === undefined) throw builtinErr("'CurrentTime' should be a valid int64 number")
+        if (t === undefined) throw builtinError("'CurrentTime' should be a valid int64 number")
         currentTimeNs = t
         break
       }
       case "MaxConstraintComparisons": {
-        if (typeof v !== "number" && typeof v !== "bigint") throw builtinErr("'MaxConstraintComparisons' should be a number")
+        if (typeof v !== "number" && typeof v !== "bigint") throw builtinError("'MaxConstraintComparisons' should be a number")
         const n = int64Of(v)
-        if (n === undefined || n > BigInt(Number.MAX_SAFE_INTEGER)) throw builtinErr("'MaxConstraintComparisons' should be a valid number")
+        if (n === undefined || n > BigInt(Number.MAX_SAFE_INTEGER)) throw builtinError("'MaxConstraintComparisons' should be a valid number")
         maxConstraintComparisons = Number(n)
         break
       }
       case "KeyUsages": {
-        if (!Array.isArray(v) && !(v instanceof RegoSet)) throw builtinErr("'KeyUsages' should be an Array or Set")
+        if (!Array.isArray(v) && !(v instanceof RegoSet)) throw builtinError("'KeyUsages' should be an Array or Set")
         const bad: string[] = []
         const usages: number[] = []
         for (const x of Array.isArray(v) ? v : v.sorted()) {
@@ -139,12 +139,12 @@ const verifyOptions = (o: Value, nowNs: bigint): VerifyOptions => {
           if (u === undefined) bad.push(name)
           else usages.push(u)
         }
-        if (bad.length > 0) throw builtinErr(`invalid entries for 'KeyUsages' found: [${bad.join(" ")}]`)
+        if (bad.length > 0) throw builtinError(`invalid entries for 'KeyUsages' found: [${bad.join(" ")}]`)
         keyUsages = usages
         break
       }
       default:
-        throw builtinErr("invalid key option")
+        throw builtinError("invalid key option")
     }
     return false
   })
@@ -175,7 +175,7 @@ const parseCertificateRequestBuiltin = (a: Value): Value => {
   let der: Buffer = Buffer.from(s, "utf8")
   if (!s.startsWith("-----BEGIN CERTIFICATE REQUEST-----")) der = attempt(() => goBase64Decode(s))
   const { block } = pemDecode(der)
-  if (block !== undefined && block.type !== "CERTIFICATE REQUEST") throw builtinErr("invalid PEM-encoded certificate signing request")
+  if (block !== undefined && block.type !== "CERTIFICATE REQUEST") throw builtinError("invalid PEM-encoded certificate signing request")
   if (block !== undefined) der = block.bytes
   return certificateRequestValue(attempt(() => parseCertificateRequest(der)))
 }
@@ -310,9 +310,9 @@ const privateKeyJWK = (k: PrivateKey): Value => {
       return out
     }
     case "ed25519":
-      throw builtinErr("invalid key type ed25519.PrivateKey")
+      throw builtinError("invalid key type ed25519.PrivateKey")
     case "x25519":
-      throw builtinErr("invalid key type *ecdh.PrivateKey")
+      throw builtinError("invalid key type *ecdh.PrivateKey")
   }
 }
 
@@ -452,7 +452,7 @@ export const cryptoBuiltins: BuiltinDef[] = [
     arity: 1,
     fn: ([a]) => {
       const s = str(a, 1)
-      if (s === "") throw builtinErr("input PEM data was empty")
+      if (s === "") throw builtinError("input PEM data was empty")
       const data = s.startsWith(BEGIN) ? Buffer.from(s, "utf8") : attempt(() => goBase64Decode(s))
       const keys = attempt(() => privateKeysFromPEM(data))
       return keys.length === 0 ? null : privateKeyJWK(keys[0])

@@ -4,10 +4,10 @@ import { parse as parseLossless } from "lossless-json"
 import { parse as parseYAML, stringify as stringifyYAML, YAMLError } from "yaml"
 import { toJSON } from "../json.js"
 import { type Value, compareStrings, fromJSON, objectEach, ObjectBuilder, parseNumberLiteral, RegoSet } from "../value.js"
-import { bool, builtinErr, obj, str } from "./args.js"
+import { bool, obj, str } from "./args.js"
 import { Base64Error, base64UrlDecode, goBase64Decode } from "./gobase64.js"
 import { marshalGoJSON } from "./gojson.js"
-import { type BuiltinDef, operandError } from "./registry.js"
+import { type BuiltinDef, builtinError, operandError } from "./registry.js"
 
 const utf8 = new TextDecoder("utf-8")
 const enc = new TextEncoder()
@@ -18,7 +18,7 @@ const decodeBase64 = (s: string, url: boolean): Uint8Array => {
   try {
     return url ? base64UrlDecode(s) : goBase64Decode(s)
   } catch (e) {
-    if (e instanceof Base64Error) throw builtinErr(e.message)
+    if (e instanceof Base64Error) throw builtinError(e.message)
     throw e
   }
 }
@@ -45,7 +45,7 @@ export const queryUnescape = (s: string): string => {
     if (c === "%") {
       const h = s.slice(i + 1, i + 3)
       if (!/^[0-9a-fA-F]{2}$/.test(h)) {
-        throw builtinErr(`invalid URL escape ${JSON.stringify(s.slice(i, i + 3))}`)
+        throw builtinError(`invalid URL escape ${JSON.stringify(s.slice(i, i + 3))}`)
       }
       bytes.push(parseInt(h, 16))
       i += 2
@@ -60,7 +60,7 @@ export const parseJSONValue = (text: string): Value => {
   try {
     return fromJSON(parseLossless(text, null, (s: string) => parseNumberLiteral(s) as unknown as number))
   } catch (e) {
-    throw builtinErr(e instanceof Error ? e.message : String(e))
+    throw builtinError(e instanceof Error ? e.message : String(e))
   }
 }
 
@@ -129,10 +129,10 @@ export const encoding: BuiltinDef[] = [
       for (let i = 0; i < s.length; i++) {
         if (!/[0-9a-fA-F]/.test(s[i])) {
           const cp = s.codePointAt(i) as number
-          throw builtinErr(`encoding/hex: invalid byte: U+${cp.toString(16).toUpperCase().padStart(4, "0")} ${JSON.stringify(String.fromCodePoint(cp)).replace(/^"|"$/g, "'")}`)
+          throw builtinError(`encoding/hex: invalid byte: U+${cp.toString(16).toUpperCase().padStart(4, "0")} ${JSON.stringify(String.fromCodePoint(cp)).replace(/^"|"$/g, "'")}`)
         }
       }
-      if (s.length % 2 === 1) throw builtinErr("encoding/hex: odd length hex string")
+      if (s.length % 2 === 1) throw builtinError("encoding/hex: odd length hex string")
       return bytesToString(Buffer.from(s, "hex"))
     }
   },
@@ -170,7 +170,7 @@ export const encoding: BuiltinDef[] = [
       const acc = new Map<string, string[]>()
       for (const part of s.split(/&/)) {
         if (part === "") continue
-        if (part.includes(";")) throw builtinErr("invalid semicolon separator in query")
+        if (part.includes(";")) throw builtinError("invalid semicolon separator in query")
         const eq = part.indexOf("=")
         const k = queryUnescape(eq < 0 ? part : part.slice(0, eq))
         const v = eq < 0 ? "" : queryUnescape(part.slice(eq + 1))
@@ -246,7 +246,7 @@ export const encoding: BuiltinDef[] = [
       try {
         return yamlToValue(parseYAML(s, { uniqueKeys: true }))
       } catch (e) {
-        throw builtinErr(goYAMLError(e))
+        throw builtinError(goYAMLError(e))
       }
     }
   },

@@ -6,9 +6,9 @@
 
 import { PatternCache } from "../re2/cache.js"
 import { Regexp, RegexpSyntaxError } from "../re2/regexp.js"
-import { builtinErr, str } from "./args.js"
+import { str } from "./args.js"
 import { meterOf } from "./regex.js"
-import { type BuiltinContext, type BuiltinDef, elementTypeError, typeError } from "./registry.js"
+import { type BuiltinContext, type BuiltinDef, builtinError, elementTypeError, typeError } from "./registry.js"
 
 /** A code point as an RE2 literal (letters and digits as themselves, anything else as \x{...}). */
 const lit = (cp: number): string => (/[A-Za-z0-9]/.test(String.fromCodePoint(cp)) ? String.fromCodePoint(cp) : `\\x{${cp.toString(16)}}`)
@@ -26,7 +26,7 @@ const globPattern = (pattern: string, delimiters: readonly string[]): string => 
       if (inAlt && (ch === "," || ch === "}")) return out
       switch (ch) {
         case "\\": {
-          if (i + 1 >= cps.length) throw builtinErr("unexpected end of input")
+          if (i + 1 >= cps.length) throw builtinError("unexpected end of input")
           out += lit(cps[i + 1])
           i += 2
           break
@@ -47,14 +47,14 @@ const globPattern = (pattern: string, delimiters: readonly string[]): string => 
         case "[": {
           let end = i + 1
           while (end < cps.length && cps[end] !== 0x5d) end++
-          if (end >= cps.length) throw builtinErr("unexpected end of input")
+          if (end >= cps.length) throw builtinError("unexpected end of input")
           let body = cps.slice(i + 1, end)
           let neg = false
           if (body[0] === 0x21) {
             neg = true
             body = body.slice(1)
           }
-          if (body.length === 0) throw builtinErr("unexpected length of lo character")
+          if (body.length === 0) throw builtinError("unexpected length of lo character")
           let cls = ""
           for (let j = 0; j < body.length; j++) {
             if (body[j + 1] === 0x2d && j + 2 < body.length) {
@@ -71,7 +71,7 @@ const globPattern = (pattern: string, delimiters: readonly string[]): string => 
           const alts: string[] = []
           for (;;) {
             alts.push(parse(true))
-            if (i >= cps.length) throw builtinErr("unexpected end of input")
+            if (i >= cps.length) throw builtinError("unexpected end of input")
             if (cps[i] === 0x7d) {
               i++
               break
@@ -95,7 +95,7 @@ const compileGlob = (pattern: string, delimiters: readonly string[], ctx: Builti
   try {
     return Regexp.compile(globPattern(pattern, delimiters), meterOf(ctx))
   } catch (e) {
-    if (e instanceof RegexpSyntaxError) throw builtinErr(e.message)
+    if (e instanceof RegexpSyntaxError) throw builtinError(e.message)
     throw e
   }
 }

@@ -6,12 +6,12 @@
 
 import * as crypto from "node:crypto"
 import { type RegoObject, type Value, compareNumbers, isObject, objectEach, objectGet } from "../value.js"
-import { builtinErr, obj, str } from "./args.js"
+import { obj, str } from "./args.js"
 import { derElement, derUnsignedInteger, bytesToBig, pemDecode, TAG } from "./asn1.js"
 import { base64UrlDecode, base64UrlEncode } from "./gobase64.js"
 import { decodeGoJSON, fastjsonGetString, isGoJSON, marshalGoJSON } from "./gojson.js"
 import { type JoseKey, JWS_ALGORITHMS, jwsSign, jwsVerify, parseJWKs, rsaKeyAllowed } from "./jwk.js"
-import type { BuiltinContext, BuiltinDef } from "./registry.js"
+import { type BuiltinContext, type BuiltinDef, builtinError } from "./registry.js"
 import { parsePKIXPublicKey, parseSingleCertificate } from "./x509/certificate.js"
 import { trimASCII } from "./strings.js"
 
@@ -30,9 +30,9 @@ interface Token {
 /** OPA's decodeJWT: the three base64url sections of a compact JWS. */
 const splitToken = (v: Value): Token => {
   const s = str(v, 1)
-  if (!s.includes(".")) throw builtinErr("encoded JWT had no period separators")
+  if (!s.includes(".")) throw builtinError("encoded JWT had no period separators")
   const parts = s.split(".")
-  if (parts.length !== 3) throw builtinErr(`encoded JWT must have 3 sections, found ${parts.length}`)
+  if (parts.length !== 3) throw builtinError(`encoded JWT must have 3 sections, found ${parts.length}`)
   return { header: parts[0], payload: parts[1], signature: parts[2] }
 }
 
@@ -54,15 +54,15 @@ const decodeHeader = (t: Token): RegoObject => {
   try {
     bytes = base64UrlDecode(t.header)
   } catch (e) {
-    throw builtinErr(`JWT header had invalid encoding: ${message(e)}`)
+    throw builtinError(`JWT header had invalid encoding: ${message(e)}`)
   }
   let header: RegoObject
   try {
     header = extractJSONObject(utf8.decode(bytes))
   } catch (e) {
-    throw builtinErr(`bad JWT header: ${message(e)}`)
+    throw builtinError(`bad JWT header: ${message(e)}`)
   }
-  if (objectGet(header, "enc") !== undefined) throw builtinErr("JWT is a JWE object, which is not supported")
+  if (objectGet(header, "enc") !== undefined) throw builtinError("JWT is a JWE object, which is not supported")
   return header
 }
 
@@ -71,7 +71,7 @@ const decodePayload = (t: Token): string => {
   try {
     return utf8.decode(base64UrlDecode(t.payload))
   } catch (e) {
-    throw builtinErr(`JWT payload had invalid encoding: ${message(e)}`)
+    throw builtinError(`JWT payload had invalid encoding: ${message(e)}`)
   }
 }
 
@@ -79,7 +79,7 @@ const payloadObject = (text: string): RegoObject => {
   try {
     return extractJSONObject(text)
   } catch (e) {
-    throw builtinErr(message(e))
+    throw builtinError(message(e))
   }
 }
 
@@ -87,7 +87,7 @@ const decodeSignature = (t: Token): Buffer => {
   try {
     return base64UrlDecode(t.signature)
   } catch (e) {
-    throw builtinErr(message(e))
+    throw builtinError(message(e))
   }
 }
 
@@ -110,16 +110,16 @@ const parseHeader = (h: RegoObject): Header => {
       case "kid":
       case "typ":
       case "cty":
-        if (typeof v !== "string") throw builtinErr(`${name}: must be a string`)
+        if (typeof v !== "string") throw builtinError(`${name}: must be a string`)
         out[name] = v
         break
       case "crit":
-        if (!Array.isArray(v)) throw builtinErr("crit: must be a list")
+        if (!Array.isArray(v)) throw builtinError("crit: must be a list")
         for (const x of v) {
           if (typeof x !== "string") break
           out.crit.add(x)
         }
-        if (out.crit.size === 0) throw builtinErr("crit: must be a nonempty list")
+        if (out.crit.size === 0) throw builtinError("crit: must be a nonempty list")
         break
       default:
         out.unknown.push(name)
@@ -156,13 +156,13 @@ const keysFromCertOrJWK = (text: string): JoseKey[] => {
 const parseKeys = (text: string): JoseKey[] => {
   const { block, rest } = pemDecode(Buffer.from(text, "utf8"))
   if (block !== undefined) {
-    if (rest.length > 0) throw builtinErr("extra data after a PEM certificate block")
+    if (rest.length > 0) throw builtinError("extra data after a PEM certificate block")
     if (block.type === "CERTIFICATE") {
       let key
       try {
         key = parseSingleCertificate(block.bytes).publicKey
       } catch (e) {
-        throw builtinErr(`failed to parse a PEM certificate: ${message(e)}`)
+        throw builtinError(`failed to parse a PEM certificate: ${message(e)}`)
       }
       // A certificate whose key type Go cannot use yields a key that never verifies.
       return key === undefined || key.type === "dsa" ? [] : [{ kind: "asymmetric", key: key.key, alg: "", kid: "" }]
@@ -171,16 +171,16 @@ const parseKeys = (text: string): JoseKey[] => {
       try {
         return [{ kind: "asymmetric", key: parsePKIXPublicKey(block.bytes), alg: "", kid: "" }]
       } catch (e) {
-        throw builtinErr(`failed to parse a PEM public key: ${message(e)}`)
+        throw builtinError(`failed to parse a PEM public key: ${message(e)}`)
       }
     }
-    throw builtinErr("failed to extract a Key from the PEM certificate")
+    throw builtinError("failed to extract a Key from the PEM certificate")
   }
   let keys: JoseKey[]
   try {
     keys = parseJWKs(text)
   } catch (e) {
-    throw builtinErr(`failed to parse a JWK key (set): ${message(e)}`)
+    throw builtinError(`failed to parse a JWK key (set): ${message(e)}`)
   }
   return keys.filter((k) => k.alg === "" || JWS_ALGORITHMS.has(k.alg))
 }
@@ -266,9 +266,9 @@ interface Constraints {
 }
 
 const timeFromValue = (v: Value): number => {
-  if (typeof v !== "number" && typeof v !== "bigint") throw builtinErr("token time constraint: must be a number")
+  if (typeof v !== "number" && typeof v !== "bigint") throw builtinError("token time constraint: must be a number")
   const t = Number(v)
-  if (t < 0) throw builtinErr("token time constraint: must not be negative")
+  if (t < 0) throw builtinError("token time constraint: must not be negative")
   return t
 }
 
@@ -277,28 +277,28 @@ const parseConstraints = (o: RegoObject, ctx: BuiltinContext): Constraints => {
   objectEach(o, (k, v) => {
     switch (k) {
       case "cert":
-        if (typeof v !== "string") throw builtinErr("cert constraint: must be a string")
+        if (typeof v !== "string") throw builtinError("cert constraint: must be a string")
         c.keys = keysFromCertOrJWK(v)
         break
       case "secret":
       case "alg":
       case "iss":
       case "aud":
-        if (typeof v !== "string") throw builtinErr(`${k} constraint: must be a string`)
+        if (typeof v !== "string") throw builtinError(`${k} constraint: must be a string`)
         c[k] = v
         break
       case "time":
         c.time = timeFromValue(v)
         break
       default:
-        throw builtinErr(`unknown token validation constraint: ${typeof k === "string" ? k : marshalGoJSON(k)}`)
+        throw builtinError(`unknown token validation constraint: ${typeof k === "string" ? k : marshalGoJSON(k)}`)
     }
     return false
   })
   if (c.time === -1) c.time = Number(ctx.nowNs)
   const n = (c.keys !== undefined ? 1 : 0) + (c.secret !== "" ? 1 : 0)
-  if (n > 1) throw builtinErr("duplicate key constraints")
-  if (n < 1) throw builtinErr("no key constraint")
+  if (n > 1) throw builtinError("duplicate key constraints")
+  if (n < 1) throw builtinError("no key constraint")
   return c
 }
 
@@ -347,12 +347,12 @@ const decodeVerify = (args: Value[], ctx: BuiltinContext): Value => {
   const now = c.time / 1e9
   const exp = objectGet(payload, "exp")
   if (exp !== undefined) {
-    if (typeof exp !== "number" && typeof exp !== "bigint") throw builtinErr("exp value must be a number")
+    if (typeof exp !== "number" && typeof exp !== "bigint") throw builtinError("exp value must be a number")
     if (compareNumbers(now, exp) !== -1) return UNVERIFIED
   }
   const nbf = objectGet(payload, "nbf")
   if (nbf !== undefined) {
-    if (typeof nbf !== "number" && typeof nbf !== "bigint") throw builtinErr("nbf value must be a number")
+    if (typeof nbf !== "number" && typeof nbf !== "bigint") throw builtinError("nbf value must be a number")
     if (compareNumbers(now, nbf) === -1) return UNVERIFIED
   }
   return [true, header, payload]
@@ -375,7 +375,7 @@ const decode = (v: Value): Value => {
   try {
     sig = base64UrlDecode(t.signature)
   } catch (e) {
-    throw builtinErr(`JWT signature had invalid encoding: ${message(e)}`)
+    throw builtinError(`JWT signature had invalid encoding: ${message(e)}`)
   }
   return [header, payload, sig.toString("hex")]
 }
@@ -388,20 +388,20 @@ const encodeSign = (header: string, payload: string, jwk: string): string => {
   try {
     keys = parseJWKs(jwk)
   } catch (e) {
-    throw builtinErr(message(e))
+    throw builtinError(message(e))
   }
-  if (keys.length === 0) throw builtinErr("no keys found in JWK set")
+  if (keys.length === 0) throw builtinError("no keys found in JWK set")
   const alg = fastjsonGetString(header, "alg")
-  if (alg instanceof Error) throw builtinErr(`missing or invalid 'alg' header: ${alg.message}`)
-  if (!JWS_ALGORITHMS.has(alg)) throw builtinErr(`unknown JWS algorithm: ${alg}`)
+  if (alg instanceof Error) throw builtinError(`missing or invalid 'alg' header: ${alg.message}`)
+  if (!JWS_ALGORITHMS.has(alg)) throw builtinError(`unknown JWS algorithm: ${alg}`)
   const typ = fastjsonGetString(header, "typ")
-  if ((typ instanceof Error || typ === "JWT") && !isGoJSON(payload)) throw builtinErr("type is JWT but payload is not JSON")
+  if ((typ instanceof Error || typ === "JWT") && !isGoJSON(payload)) throw builtinError("type is JWT but payload is not JSON")
   const input = base64UrlEncode(Buffer.from(header, "utf8")) + "." + base64UrlEncode(Buffer.from(payload, "utf8"))
   let sig: Buffer
   try {
     sig = jwsSign(keys[0], alg, Buffer.from(input, "latin1"))
   } catch (e) {
-    throw builtinErr(message(e))
+    throw builtinError(message(e))
   }
   return input + "." + base64UrlEncode(sig)
 }

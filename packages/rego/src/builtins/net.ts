@@ -4,8 +4,8 @@
 // the host supplies (`lookupIpAddr`), since DNS is I/O.
 
 import { type Value, isObject, objectEach, RegoSet } from "../value.js"
-import { builtinErr, str } from "./args.js"
-import { type BuiltinContext, type BuiltinDef, BuiltinError } from "./registry.js"
+import { str } from "./args.js"
+import { type BuiltinContext, type BuiltinDef, BuiltinError, builtinError } from "./registry.js"
 
 export interface IP {
   readonly v6: boolean
@@ -85,7 +85,7 @@ const maskOf = (prefix: number, bits: number): bigint => ((1n << BigInt(bits)) -
 
 /** Go's net.ParseCIDR. */
 export const parseCIDR = (s: string): CIDR => {
-  const bad = (): BuiltinError => builtinErr(`invalid CIDR address: ${s}`)
+  const bad = (): BuiltinError => builtinError(`invalid CIDR address: ${s}`)
   const i = s.indexOf("/")
   if (i < 0) throw bad()
   const addr = s.slice(0, i)
@@ -154,7 +154,7 @@ const contains = (a: Value, b: Value): boolean => {
   try {
     other = parseCIDR(s)
   } catch {
-    throw builtinErr(`not a valid textual representation of an IP address or CIDR: ${s}`)
+    throw builtinError(`not a valid textual representation of an IP address or CIDR: ${s}`)
   }
   return containsIP(net, { v6: other.v6, n: other.ip }) && containsIP(net, { v6: other.v6, n: lastOf(other) })
 }
@@ -162,7 +162,7 @@ const contains = (a: Value, b: Value): boolean => {
 const matchTerm = (v: Value, pos: number): Value => {
   if (typeof v === "string") return v
   if (Array.isArray(v) && v.length > 0) return v[0]
-  throw builtinErr(`operand ${pos}: element must be string or non-empty array`)
+  throw builtinError(`operand ${pos}: element must be string or non-empty array`)
 }
 
 const eachMatch = (pos: number, a: Value, f: (cidr: Value, index: Value) => void): void => {
@@ -243,14 +243,14 @@ const defaultPrefix = (ip: IP, text: string): number => {
   if (first < 0xc0) return 16
   if (first < 0xe0) return 24
   // Go has no default mask for class D and E addresses, and OPA then prints "<nil>".
-  throw builtinErr(`IPv4 address without a default mask needs a prefix length: ${text}`)
+  throw builtinError(`IPv4 address without a default mask needs a prefix length: ${text}`)
 }
 
 const mergeElement = (v: Value): MergeRange => {
-  if (typeof v !== "string") throw builtinErr("element must be string")
+  if (typeof v !== "string") throw builtinError("element must be string")
   const ip = parseIP(v)
   if (ip === undefined) return mergeRange(parseCIDR(v))
-  if (ip.v6) throw builtinErr("IPv6 invalid: needs prefix length")
+  if (ip.v6) throw builtinError("IPv6 invalid: needs prefix length")
   const prefix = defaultPrefix(ip, v)
   // The network keeps the address unmasked (OPA builds it as IPNet{IP, DefaultMask}).
   return mergeRange({ v6: false, ip: ip.n & maskOf(prefix, 32), prefix }, `${formatIP(ip)}/${prefix}`)
@@ -292,7 +292,7 @@ export const lookupIpAddr = (resolve?: HostResolver): BuiltinDef => ({
     const out = new RegoSet()
     for (const address of resolve(name)) {
       const parsed = parseIP(address)
-      if (parsed === undefined) throw builtinErr(`the resolver returned ${JSON.stringify(address)} for ${name}, which is not an IP address`)
+      if (parsed === undefined) throw builtinError(`the resolver returned ${JSON.stringify(address)} for ${name}, which is not an IP address`)
       out.add(formatIP(parsed))
     }
     return out
@@ -351,7 +351,7 @@ export const net: BuiltinDef[] = [
       let xs: Value[]
       if (Array.isArray(a)) xs = a
       else if (a instanceof RegoSet) xs = a.sorted()
-      else throw builtinErr("operand must be an array")
+      else throw builtinError("operand must be an array")
       return RegoSet.of(merge(xs.map(mergeElement)))
     }
   },

@@ -2,8 +2,8 @@
 // Integers are exact at any size (bigint beyond 2^53); other numbers are IEEE doubles.
 
 import { type Value, isInteger, normBig, normNum, RegoSet, toBigInt } from "../value.js"
-import { bigint, builtinErr, num } from "./args.js"
-import { type BuiltinContext, type BuiltinDef, operandError, typeError } from "./registry.js"
+import { bigint, num } from "./args.js"
+import { type BuiltinContext, type BuiltinDef, builtinError, operandError, typeError } from "./registry.js"
 
 type N = number | bigint
 
@@ -23,7 +23,7 @@ export const bitLength = (x: bigint): number => {
 
 /** Exact integer product, refusing results beyond MAX_INT_BITS. */
 const bigMul = (x: bigint, y: bigint): bigint => {
-  if (bitLength(x) + bitLength(y) > MAX_INT_BITS) throw builtinErr(`integer product of more than ${MAX_INT_BITS} bits`)
+  if (bitLength(x) + bitLength(y) > MAX_INT_BITS) throw builtinError(`integer product of more than ${MAX_INT_BITS} bits`)
   return x * y
 }
 
@@ -62,7 +62,7 @@ export const mul = (a: N, b: N): N => {
 const isZero = (n: N): boolean => (typeof n === "bigint" ? n === 0n : n === 0)
 
 export const div = (a: N, b: N): N => {
-  if (isZero(b)) throw builtinErr("divide by zero")
+  if (isZero(b)) throw builtinError("divide by zero")
   if (bothInts(a, b) && !isZero(a)) {
     const x = toBigInt(a)
     const y = toBigInt(b)
@@ -73,8 +73,8 @@ export const div = (a: N, b: N): N => {
 }
 
 export const rem = (a: N, b: N): N => {
-  if (!bothInts(a, b)) throw builtinErr("modulo on floating-point number")
-  if (isZero(b)) throw builtinErr("modulo by zero")
+  if (!bothInts(a, b)) throw builtinError("modulo on floating-point number")
+  if (isZero(b)) throw builtinError("modulo by zero")
   if (typeof a === "number" && typeof b === "number") {
     const r = a % b
     return r === 0 ? 0 : r
@@ -156,7 +156,7 @@ export const numbers: BuiltinDef[] = [
       const x = bigint(a, 1)
       const y = bigint(b, 2)
       const step = bigint(s, 3)
-      if (step <= 0n) throw builtinErr("numbers.range_step: step must be a positive integer")
+      if (step <= 0n) throw builtinError("numbers.range_step: step must be a positive integer")
       return range(x, y, step, ctx)
     }
   }

@@ -4,8 +4,8 @@
 
 import { PatternCache } from "../re2/cache.js"
 import { type Meter, Regexp, RegexpSyntaxError } from "../re2/regexp.js"
-import { builtinErr, int, str } from "./args.js"
-import type { BuiltinContext, BuiltinDef } from "./registry.js"
+import { int, str } from "./args.js"
+import { type BuiltinContext, type BuiltinDef, builtinError } from "./registry.js"
 
 const cache = new PatternCache()
 
@@ -19,7 +19,7 @@ const compileUncached = (pattern: string, ctx: BuiltinContext | undefined): Rege
   try {
     return Regexp.compile(pattern, ctx === undefined ? undefined : meterOf(ctx))
   } catch (e) {
-    if (e instanceof RegexpSyntaxError) throw builtinErr(e.message)
+    if (e instanceof RegexpSyntaxError) throw builtinError(e.message)
     throw e
   }
 }
@@ -45,10 +45,10 @@ const templatePattern = (tpl: string, start: string, end: string, ctx: BuiltinCo
       if (++level === 1) idx = i
     } else if (tpl[i] === end) {
       if (--level === 0) idxs.push(idx, i + 1)
-      else if (level < 0) throw builtinErr(`unbalanced braces in ${JSON.stringify(tpl)}`)
+      else if (level < 0) throw builtinError(`unbalanced braces in ${JSON.stringify(tpl)}`)
     }
   }
-  if (level !== 0) throw builtinErr(`unbalanced braces in ${JSON.stringify(tpl)}`)
+  if (level !== 0) throw builtinError(`unbalanced braces in ${JSON.stringify(tpl)}`)
   let pattern = "^"
   let last = 0
   for (let i = 0; i < idxs.length; i += 2) {
@@ -116,8 +116,8 @@ export const regex: BuiltinDef[] = [
       const start = str(s, 3)
       const end = str(e, 4)
       // Go measures the delimiters in bytes (and reports the start's length in both messages).
-      if (byteLength(start) !== 1) throw builtinErr(`start delimiter has to be exactly one character long but is ${byteLength(start)} long`)
-      if (byteLength(end) !== 1) throw builtinErr(`end delimiter has to be exactly one character long but is ${byteLength(start)} long`)
+      if (byteLength(start) !== 1) throw builtinError(`start delimiter has to be exactly one character long but is ${byteLength(start)} long`)
+      if (byteLength(end) !== 1) throw builtinError(`end delimiter has to be exactly one character long but is ${byteLength(start)} long`)
       const key = `\u0000template\u0000${start}${end}${pattern}`
       const re = cache.getOrCompile(key, () => compileUncached(templatePattern(pattern, start, end, ctx), ctx))
       return re.matchString(match, meterOf(ctx))

@@ -89,6 +89,7 @@ export const elementTypeError = (pos: number, composite: Value, got: Value, ...e
 /** A free-form operand error: `operand N <message>`. */
 export const operandError = (pos: number, message: string): BuiltinError => new BuiltinError("eval_type_error", `operand ${pos} ${message}`)
 
+/** A failure of the builtin itself (`eval_builtin_error`), not of its operand types. */
 export const builtinError = (message: string): BuiltinError => new BuiltinError("eval_builtin_error", message)
 
 /** A registry: name to definition. */

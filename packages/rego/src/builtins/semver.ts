@@ -1,7 +1,7 @@
 // semver.is_valid and semver.compare (SemVer 2.0.0, an optional leading "v" accepted, as OPA).
 
-import { builtinErr, str } from "./args.js"
-import type { BuiltinDef } from "./registry.js"
+import { str } from "./args.js"
+import { type BuiltinDef, builtinError } from "./registry.js"
 
 interface Version {
   major: bigint
@@ -73,9 +73,9 @@ export const semver: BuiltinDef[] = [
       const x = str(a, 1)
       const y = str(b, 2)
       const va = parseSemver(x)
-      if (va === undefined) throw builtinErr(`operand 1: string ${JSON.stringify(x)} is not a valid SemVer`)
+      if (va === undefined) throw builtinError(`operand 1: string ${JSON.stringify(x)} is not a valid SemVer`)
       const vb = parseSemver(y)
-      if (vb === undefined) throw builtinErr(`operand 2: string ${JSON.stringify(y)} is not a valid SemVer`)
+      if (vb === undefined) throw builtinError(`operand 2: string ${JSON.stringify(y)} is not a valid SemVer`)
       return compareSemver(va, vb)
     }
   }

@@ -2,8 +2,8 @@
 // reversal count code points, not UTF-16 units.
 
 import { type Value, isObject, objectKeys, objectGet, RegoSet } from "../value.js"
-import { builtinErr, int, num, str, strings as stringList } from "./args.js"
-import { type BuiltinDef, elementTypeError, operandError, typeError } from "./registry.js"
+import { int, num, str, strings as stringList } from "./args.js"
+import { type BuiltinDef, builtinError, elementTypeError, operandError, typeError } from "./registry.js"
 import { goSprintf } from "./sprintf.js"
 
 const isAscii = (s: string): boolean => {
@@ -212,7 +212,7 @@ export const stringBuiltins: BuiltinDef[] = [
     fn: ([a, b]) => {
       const base = str(a, 1)
       const search = str(b, 2)
-      if (search === "") throw builtinErr("empty search character")
+      if (search === "") throw builtinError("empty search character")
       if (isAscii(base)) return base.indexOf(search)
       return runeIndexOf(base, search)
     }
@@ -223,7 +223,7 @@ export const stringBuiltins: BuiltinDef[] = [
     fn: ([a, b]) => {
       const base = str(a, 1)
       const search = str(b, 2)
-      if (search === "") throw builtinErr("empty search character")
+      if (search === "") throw builtinError("empty search character")
       const out: Value[] = []
       const units: number[] = []
       let i = base.indexOf(search)
@@ -242,7 +242,7 @@ export const stringBuiltins: BuiltinDef[] = [
       const base = str(a, 1)
       const start = int(b, 2)
       const length = int(c, 3)
-      if (start < 0) throw builtinErr("negative offset")
+      if (start < 0) throw builtinError("negative offset")
       const cps = isAscii(base) ? undefined : [...base]
       const n = cps === undefined ? base.length : cps.length
       if (start >= n) return ""

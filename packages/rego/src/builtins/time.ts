@@ -2,21 +2,21 @@
 // Timestamps are int64 nanoseconds since the epoch; results outside that range are errors.
 
 import type { Value } from "../value.js"
-import { builtinErr, int, num, str } from "./args.js"
+import { int, num, str } from "./args.js"
 import { civil, daysIn, formatTime, goDate, GoTimeError, type Instant, LAYOUT_CONSTANTS, LONG_DAYS, loadLocation, parseDuration, parseTime, UTC, type Zone } from "./gotime.js"
-import { type BuiltinDef, typeError } from "./registry.js"
+import { type BuiltinDef, builtinError, typeError } from "./registry.js"
 
 const MIN_NS = -(1n << 63n)
 const MAX_NS = (1n << 63n) - 1n
 
 const rethrow = (e: unknown): never => {
-  if (e instanceof GoTimeError) throw builtinErr(e.message)
+  if (e instanceof GoTimeError) throw builtinError(e.message)
   throw e
 }
 
 const nsOf = (t: Instant): Value => {
   const ns = BigInt(t.sec) * 1000000000n + BigInt(t.nsec)
-  if (ns < MIN_NS || ns > MAX_NS) throw builtinErr("time outside of valid range")
+  if (ns < MIN_NS || ns > MAX_NS) throw builtinError("time outside of valid range")
   return Number.isSafeInteger(Number(ns)) && BigInt(Number(ns)) === ns ? Number(ns) : ns
 }
 
@@ -52,8 +52,8 @@ const tzTime = (a: Value): { t: Instant; zone: Zone; layout: string } => {
   let ns: bigint
   if (typeof n === "bigint") ns = n
   else if (Number.isInteger(n)) ns = BigInt(n)
-  else throw builtinErr("timestamp too big")
-  if (ns < MIN_NS || ns > MAX_NS) throw builtinErr("timestamp too big")
+  else throw builtinError("timestamp too big")
+  if (ns < MIN_NS || ns > MAX_NS) throw builtinError("timestamp too big")
   return { t: instantOf(ns), zone, layout }
 }
 

@@ -1,8 +1,7 @@
 // Type predicates (is_*, type_name) and to_number.
 
 import { type Value, isObject, parseNumberLiteral, RegoSet, typeName } from "../value.js"
-import { builtinErr } from "./args.js"
-import { type BuiltinDef, typeError } from "./registry.js"
+import { type BuiltinDef, builtinError, typeError } from "./registry.js"
 
 const is = (name: string, test: (v: Value) => boolean): BuiltinDef => ({ name, arity: 1, fn: ([a]) => test(a) })
 
@@ -16,7 +15,7 @@ const toNumber = (s: string): number | bigint => {
   if (FLOAT_SYNTAX.test(s) && !s.includes("_")) {
     const text = s.startsWith("+") ? s.slice(1) : s
     const n = parseNumberLiteral(text.startsWith(".") ? "0" + text : text.startsWith("-.") ? "-0" + text.slice(1) : text)
-    if (typeof n === "number" && !Number.isFinite(n)) throw builtinErr(`strconv.ParseFloat: parsing ${JSON.stringify(s)}: value out of range`)
+    if (typeof n === "number" && !Number.isFinite(n)) throw builtinError(`strconv.ParseFloat: parsing ${JSON.stringify(s)}: value out of range`)
     return n
   }
   if (HEX_SYNTAX.test(s)) {
@@ -29,7 +28,7 @@ const toNumber = (s: string): number | bigint => {
     if (e !== undefined) v *= 2 ** Number(e)
     return neg ? -v : v
   }
-  throw builtinErr(`strconv.ParseFloat: parsing ${JSON.stringify(s)}: invalid syntax`)
+  throw builtinError(`strconv.ParseFloat: parsing ${JSON.stringify(s)}: invalid syntax`)
 }
 
 export const types: BuiltinDef[] = [

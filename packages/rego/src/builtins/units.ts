@@ -3,9 +3,9 @@
 // mantissa, rounding included, so that "0.13mb" is 129999 as in OPA and not 130000.
 
 import { normBig } from "../value.js"
-import { builtinErr, str } from "./args.js"
+import { str } from "./args.js"
 import { MAX_INT_BITS } from "./numbers.js"
-import type { BuiltinDef } from "./registry.js"
+import { type BuiltinDef, builtinError } from "./registry.js"
 
 const KI = 1n << 10n
 const MI = 1n << 20n
@@ -28,7 +28,7 @@ const isDigit = (c: string | undefined): boolean => c !== undefined && c >= "0" 
  */
 const splitNumUnit = (text: string): [string, string] => {
   const s = text.replaceAll('"', "")
-  if (s.includes(" ")) throw builtinErr("spaces not allowed in resource strings")
+  if (s.includes(" ")) throw builtinError("spaces not allowed in resource strings")
   let first = -1
   for (let i = 0; i < s.length; i++) {
     const c = s[i]
@@ -45,7 +45,7 @@ const splitNumUnit = (text: string): [string, string] => {
       if (n === "+" || n === "-") i++
       let end = i + 1
       while (end < s.length && isDigit(s[end])) end++
-      if (end - (i + 1) > 6) throw builtinErr("exponent too large")
+      if (end - (i + 1) > 6) throw builtinError("exponent too large")
     }
   }
   if (first === -1) return [s, ""]
@@ -63,7 +63,7 @@ const parseDecimal = (s: string): { num: bigint; den: bigint } | undefined => {
   let den = 10n ** BigInt(frac.length)
   const e = exp === undefined ? 0 : Number(exp)
   // Powers of ten beyond the integer size limit are refused before they are computed.
-  if (Math.abs(e) > MAX_INT_BITS / Math.log2(10)) throw builtinErr("exponent too large")
+  if (Math.abs(e) > MAX_INT_BITS / Math.log2(10)) throw builtinError("exponent too large")
   if (e > 0) num *= 10n ** BigInt(e)
   else if (e < 0) den *= 10n ** BigInt(-e)
   if (sign === "-") num = -num
@@ -217,14 +217,14 @@ export const units: BuiltinDef[] = [
     arity: 1,
     fn: ([x], ctx) => {
       const [num, unit] = splitNumUnit(str(x, 1).toLowerCase())
-      if (num === "") throw builtinErr("no byte amount provided")
+      if (num === "") throw builtinError("no byte amount provided")
       const mult = BYTE_UNITS[unit]
-      if (mult === undefined) throw builtinErr(`byte unit ${unit} not recognized`)
+      if (mult === undefined) throw builtinError(`byte unit ${unit} not recognized`)
       const amount = parseGoFloat(num)
-      if (amount === undefined) throw builtinErr("could not parse byte amount to a number")
+      if (amount === undefined) throw builtinError("could not parse byte amount to a number")
       const total = mulFloat(amount, { neg: false, ...roundRat(mult, 1n, 64) }, 64)
       // A large exponent ("1e999999") makes a large integer: bounded as arithmetic is.
-      if (total.exp + 64 > MAX_INT_BITS) throw builtinErr(`amount is too large (more than ${MAX_INT_BITS} bits)`)
+      if (total.exp + 64 > MAX_INT_BITS) throw builtinError(`amount is too large (more than ${MAX_INT_BITS} bits)`)
       ctx.charge(Math.max(0, total.exp) >> 6)
       return normBig(truncate(total))
     }
@@ -234,19 +234,19 @@ export const units: BuiltinDef[] = [
     arity: 1,
     fn: ([x]) => {
       const [num, suffix] = splitNumUnit(str(x, 1))
-      if (num === "") throw builtinErr("no amount provided")
+      if (num === "") throw builtinError("no amount provided")
       const unit = suffix.length > 1 ? suffix[0] + suffix.slice(1).toLowerCase() : suffix
       const d = parseDecimal(num)
       let n: bigint
       let den: bigint
       if (unit === "m") {
-        if (d === undefined) throw builtinErr("could not parse amount to a number")
+        if (d === undefined) throw builtinError("could not parse amount to a number")
         n = d.num
         den = d.den * 1000n
       } else {
         const mult = UNITS[unit]
-        if (mult === undefined) throw builtinErr(`unit ${unit} not recognized`)
-        if (d === undefined) throw builtinErr("could not parse amount to a number")
+        if (mult === undefined) throw builtinError(`unit ${unit} not recognized`)
+        if (d === undefined) throw builtinError("could not parse amount to a number")
         n = d.num * mult
         den = d.den
       }
