@@ -24,6 +24,17 @@ export interface MetadataIndex {
 
 const str = (x: unknown): string | undefined => (typeof x === "string" ? x : undefined)
 
+const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x)
+
+/** The string fields of `from` among `keys`, added to `out`. */
+const stringFields = (from: Record<string, unknown>, keys: readonly string[], out: PlainObject = {}): PlainObject => {
+  for (const k of keys) {
+    const v = from[k]
+    if (typeof v === "string") out[k] = v
+  }
+  return out
+}
+
 /** "Jane Doe <jane@example.org>" to { name, email }, as OPA reads authors. */
 const author = (x: unknown): PlainObject | undefined => {
   if (typeof x === "string") {
@@ -34,39 +45,23 @@ const author = (x: unknown): PlainObject | undefined => {
     if (m[2] !== "") out.email = m[2]
     return out
   }
-  if (typeof x === "object" && x !== null && !Array.isArray(x)) {
-    const o = x as Record<string, unknown>
-    const out: PlainObject = {}
-    if (str(o.name) !== undefined) out.name = o.name as string
-    if (str(o.email) !== undefined) out.email = o.email as string
-    return out
-  }
-  return undefined
+  return isRecord(x) ? stringFields(x, ["name", "email"]) : undefined
 }
 
 const resource = (x: unknown): PlainObject | undefined => {
   if (typeof x === "string") return { ref: x }
-  if (typeof x === "object" && x !== null && !Array.isArray(x)) {
-    const o = x as Record<string, unknown>
-    const out: PlainObject = {}
-    if (str(o.ref) !== undefined) out.ref = o.ref as string
-    if (str(o.description) !== undefined) out.description = o.description as string
-    return out
-  }
-  return undefined
+  return isRecord(x) ? stringFields(x, ["ref", "description"]) : undefined
 }
 
 /** The annotation as OPA reports it (only the fields that are set). */
 const normalise = (raw: Record<string, unknown>, scope: string): PlainObject => {
-  const out: PlainObject = { scope }
-  if (str(raw.title) !== undefined) out.title = raw.title as string
-  if (str(raw.description) !== undefined) out.description = raw.description as string
+  const out = stringFields(raw, ["title", "description"], { scope })
   if (raw.entrypoint === true) out.entrypoint = true
   if (Array.isArray(raw.organizations)) out.organizations = raw.organizations.filter((o): o is string => typeof o === "string")
   if (Array.isArray(raw.related_resources)) out.related_resources = raw.related_resources.map(resource).filter((r): r is PlainObject => r !== undefined)
   if (Array.isArray(raw.authors)) out.authors = raw.authors.map(author).filter((a): a is PlainObject => a !== undefined)
   if (Array.isArray(raw.schemas)) out.schemas = fromJSON(raw.schemas)
-  if (typeof raw.custom === "object" && raw.custom !== null && !Array.isArray(raw.custom)) out.custom = fromJSON(raw.custom)
+  if (isRecord(raw.custom)) out.custom = fromJSON(raw.custom)
   return out
 }
 
