@@ -51,8 +51,7 @@ const patternVars = (t: LTerm, out: VarSet): void => {
       for (const p of t.path) patternVars(p, out)
       return
     case "array":
-    case "set":
-      if (t.t === "array") for (const x of t.items) patternVars(x, out)
+      for (const x of t.items) patternVars(x, out)
       return
     case "object":
       for (const [, v] of t.entries) patternVars(v, out)
