@@ -4,12 +4,17 @@
 // total time (self time plus their callees').
 //
 //   node bench/service-kit/profile-summary.mjs bench/results/profiles/kit.cpuprofile [--top 40] [--inclusive]
+//     [--tree <min %>]   the call tree from the root, nodes above that share of the samples
 import * as fs from "node:fs"
 import { parseArgs } from "node:util"
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { top: { type: "string", default: "40" }, inclusive: { type: "boolean", default: false } }
+  options: {
+    top: { type: "string", default: "40" },
+    inclusive: { type: "boolean", default: false },
+    tree: { type: "string" }
+  }
 })
 const top = Number(values.top)
 if (positionals.length !== 1) {
@@ -66,4 +71,36 @@ if (values.inclusive) {
     }
   }
   print("total time by function", inclusive)
+}
+
+if (values.tree !== undefined) {
+  // Top-down: inclusive samples per node, children with the same frame merged.
+  const min = (Number(values.tree) / 100) * total
+  const inclusiveOf = new Map()
+  const sum = (node) => {
+    let n = selfTicks.get(node.id) ?? 0
+    for (const child of node.children ?? []) n += sum(byId.get(child))
+    inclusiveOf.set(node.id, n)
+    return n
+  }
+  const rootNode = profile.nodes[0]
+  sum(rootNode)
+  console.log(`\ncall tree (nodes >= ${values.tree}%)`)
+  const walk = (ids, depth) => {
+    const merged = new Map()
+    for (const id of ids) {
+      const node = byId.get(id)
+      const key = label(node)
+      const entry = merged.get(key) ?? { n: 0, children: [] }
+      entry.n += inclusiveOf.get(id)
+      entry.children.push(...(node.children ?? []))
+      merged.set(key, entry)
+    }
+    for (const [key, entry] of [...merged].sort((a, b) => b[1].n - a[1].n)) {
+      if (entry.n < min) continue
+      console.log(`${pct(entry.n)}  ${"  ".repeat(depth)}${key}`)
+      walk(entry.children, depth + 1)
+    }
+  }
+  walk(rootNode.children ?? [], 0)
 }

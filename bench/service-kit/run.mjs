@@ -147,8 +147,7 @@ const servers = [
     ]
     : []),
   await start("kit", "kit", {}),
-  await start("kit-no-access-log", "kit", { KIT_ACCESS_LOG: "false" }),
-  ...(process.env.KIT_AB === "1" ? [await start("kit-B", "kit", { KIT_AB2: "1" })] : [])
+  await start("kit-no-access-log", "kit", { KIT_ACCESS_LOG: "false" })
 ]
 
 for (const server of servers) {

@@ -105,6 +105,70 @@ const head = (
   return record
 }
 
+const headRecord = (head: LineHead): Record<string, unknown> => {
+  const record: Record<string, unknown> = { time: isoNow(), level: head.level, service: head.service, message: head.message }
+  if (head.requestId !== undefined && head.requestId !== "") record.request_id = head.requestId
+  if (head.userId !== undefined) record.user_id = head.userId
+  if (head.traceId !== undefined) {
+    record.trace_id = head.traceId
+    record.span_id = head.spanId
+  }
+  return record
+}
+
+let lastMillis = -1
+let lastIso = ""
+
+/** The current time in ISO 8601, formatted once per millisecond. */
+export const isoNow = (): string => {
+  const now = Date.now()
+  if (now !== lastMillis) {
+    lastMillis = now
+    lastIso = new Date(now).toISOString()
+  }
+  return lastIso
+}
+
+export interface LineHead {
+  readonly service: string
+  readonly level: string
+  readonly message: string
+  readonly requestId?: string | undefined
+  readonly userId?: string | undefined
+  readonly traceId?: string | undefined
+  readonly spanId?: string | undefined
+}
+
+/**
+ * A line in the format of `jsonLogger`, built as a string for lines written at high rates (the
+ * access log, audit records): `fields` must be plain JSON data whose keys are not the reserved
+ * ones (`time`, `level`, `service`, `message`, `request_id`, `user_id`, `trace_id`, `span_id`).
+ * (Merging the head and the fields into one object first costs ten times more: an object grown
+ * that large goes to V8's slow dictionary mode, which `JSON.stringify` walks slowly.)
+ */
+export const formatLine = (head: LineHead, fields: Readonly<Record<string, unknown>>): string => {
+  let line = `{"time":"${isoNow()}","level":"${head.level}","service":${JSON.stringify(head.service)},"message":${
+    JSON.stringify(head.message)
+  }`
+  if (head.requestId !== undefined && head.requestId !== "") line += `,"request_id":${JSON.stringify(head.requestId)}`
+  if (head.userId !== undefined) line += `,"user_id":${JSON.stringify(head.userId)}`
+  if (head.traceId !== undefined) line += `,"trace_id":"${head.traceId}","span_id":"${head.spanId}"`
+  const rest = JSON.stringify(fields)
+  return rest === "{}" ? line + "}" : line + "," + rest.slice(1)
+}
+
+/** `fields` with reserved keys renamed `annotation.<key>` (as `jsonLogger` does). */
+const unreserved = (fields: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> => {
+  for (const key in fields) {
+    if (reserved.has(key)) {
+      const renamed: Record<string, unknown> = {}
+      for (const k in fields) renamed[reserved.has(k) ? `annotation.${k}` : k] = fields[k]
+      return renamed
+    }
+  }
+  return fields
+}
+
 /** The JSON line for one log call. */
 export const jsonLogger = (options: JsonLoggerOptions): Logger.Logger<unknown, string> =>
   Logger.make(({ annotations, cause, context, date, logLevel, message }) => {
@@ -152,13 +216,25 @@ export const directRequestLogger = (options: JsonLoggerOptions & {
 }): RequestLogger => ({
   log: (level, message, request, fields) => {
     if (level.ordinal < options.minimumLevel.ordinal) return undefined
-    const record = head(options.service, new Date(), level.label, message, request)
-    if (options.traceIds === true && request.span !== undefined) {
-      record.trace_id = request.span.traceId
-      record.span_id = request.span.spanId
+    const span = options.traceIds === true ? request.span : undefined
+    const head: LineHead = {
+      service: options.service,
+      level: level.label,
+      message,
+      requestId: request.requestId,
+      userId: request.userId,
+      traceId: span?.traceId,
+      spanId: span?.spanId
     }
-    for (const key in fields) record[reserved.has(key) ? `annotation.${key}` : key] = fields[key]
-    options.writer.write(stringify(record))
+    let line: string
+    try {
+      line = formatLine(head, unreserved(fields))
+    } catch {
+      // Not plain JSON (a bigint, a cycle): the logger's careful rendering.
+      const record = { ...headRecord(head), ...unreserved(fields) }
+      line = stringify(record)
+    }
+    options.writer.write(line)
     return undefined
   }
 })

@@ -14,7 +14,8 @@
  *   unreadable body 400/413, anything else a 500 with a generic message and the request id (the
  *   cause is logged, never sent); rewrites JSON error bodies per the error style (`ErrorBodies`);
  * - writes the response (`ResponseWriter`) and one access log line (not for the quiet paths
- *   such as `/health`).
+ *   such as `/health`);
+ * - calls the `FastRoutes` of the service first, when it has any and tracing is off.
  *
  * It replaces `@effect/platform-node`'s handler and its `HttpApp.toHandled`, which do the same
  * generic work (a scope, the tracer middleware, pre-response handlers, response writing that
@@ -47,6 +48,7 @@ import * as Tracer from "effect/Tracer"
 import type * as Http from "node:http"
 import type * as Cors from "./Cors.js"
 import * as ErrorBodies from "./ErrorBodies.js"
+import { type FastHandler, FastRoutes, key as FastRoutesKey } from "./FastRoutes.js"
 import { CurrentRequestLogger } from "./Logging.js"
 import { CurrentRequest, fromHeader, requestIdHeader, type RequestInfo } from "./RequestContext.js"
 import * as ResponseWriter from "./ResponseWriter.js"
@@ -251,10 +253,13 @@ export const make = <E, R>(
       return Effect.void
     })
 
-    const pipeline = Effect.withFiberRuntime<void, unknown>((fiber) => {
+    /** The route (or the kit's own answer) in the request's scope, then the response sent. */
+    const generic = (
+      request: ServerRequest,
+      info: RequestInfo,
+      fiber: Fiber.RuntimeFiber<void, unknown>
+    ): Effect.Effect<void, unknown> => {
       const context = fiber.currentContext
-      const request = Context.unsafeGet(context, HttpServerRequest.HttpServerRequest) as ServerRequest
-      const info = Context.get(context, CurrentRequest)
       let handled = routed(request, info) as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
       if (options.tracing && !options.quietPaths.has(info.path)) {
         handled = ServerSpan.around(request, Effect.zipRight(openSpan, handled))
@@ -271,6 +276,37 @@ export const make = <E, R>(
           (exit) => Scope.close(scope, exit)
         )
       })
+    }
+
+    const fastRoutes = options.tracing ? new Map<string, FastHandler>() : Context.get(runtime.context, FastRoutes)
+
+    /** A fast route's answer is sent; if it declines, the generic path takes over. */
+    const fast = (
+      handler: FastHandler,
+      request: ServerRequest,
+      info: RequestInfo,
+      fiber: Fiber.RuntimeFiber<void, unknown>
+    ): Effect.Effect<void, unknown> =>
+      Effect.matchCauseEffect(handler(request, info), {
+        onSuccess: (response) => response === undefined ? generic(request, info, fiber) : send(request, info, response),
+        onFailure: (cause) =>
+          Effect.flatMap(Effect.exit(fromCause(cause, info, options)), (exit) => respond(request, info, exit, fiber))
+      })
+
+    const pipeline = Effect.withFiberRuntime<void, unknown>((fiber) => {
+      const context = fiber.currentContext
+      const request = Context.unsafeGet(context, HttpServerRequest.HttpServerRequest) as ServerRequest
+      const info = Context.get(context, CurrentRequest)
+      if (fastRoutes.size > 0) {
+        const handler = fastRoutes.get(FastRoutesKey(info.method, info.path))
+        // Over the size limit, the generic path answers 413 without reading.
+        const declared = request.headers["content-length"]
+        if (handler !== undefined && (declared === undefined || Number(declared) <= maxBody)) {
+          info.route = info.path
+          return fast(handler, request, info, fiber)
+        }
+      }
+      return generic(request, info, fiber)
     }).pipe(Effect.uninterruptible)
 
     return (nodeRequest, nodeResponse) => {

@@ -115,4 +115,20 @@ describe("JSON logs", () => {
       yield* logged!.pipe(Effect.provideService(RequestContext.CurrentRequest, request()), Effect.provide(layer))
       expect(lines).toEqual([expect.objectContaining({ level: "WARN", message: "GET /y 503", request_id: "req-7", "http.status": 503 })])
     }))
+
+  it("lines built as strings are the same JSON, with escaping, and fall back for values JSON cannot hold", () => {
+    const line = Logging.formatLine(
+      { service: "policy", level: "INFO", message: "say \"hi\"\n", requestId: "r-1", userId: undefined },
+      { reason: "a\u2028b", n: 0.25, ok: true, nothing: null }
+    )
+    const parsed = JSON.parse(line) as Record<string, unknown>
+    expect(Object.keys(parsed)).toEqual(["time", "level", "service", "message", "request_id", "reason", "n", "ok", "nothing"])
+    expect(parsed).toMatchObject({ message: "say \"hi\"\n", reason: "a\u2028b", n: 0.25, ok: true, nothing: null })
+    expect(JSON.parse(Logging.formatLine({ service: "s", level: "WARN", message: "m" }, {}))).toMatchObject({ message: "m" })
+
+    const written: Array<string> = []
+    const direct = Logging.directRequestLogger({ service: "s", minimumLevel: LogLevel.Info, writer: { write: (l) => written.push(l) } })
+    direct.log(LogLevel.Info, "big", request(), { count: 2n, level: "shadowed" })
+    expect(JSON.parse(written[0])).toMatchObject({ message: "big", count: "2", level: "INFO", "annotation.level": "shadowed" })
+  })
 })
