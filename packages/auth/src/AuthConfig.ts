@@ -9,6 +9,8 @@
  * | `PLATFORM_OIDC_ALGORITHMS` | `RS256,ES256` | allowed signature algorithms (asymmetric only) |
  * | `PLATFORM_OIDC_CLOCK_TOLERANCE` | `30 seconds` | leeway for `exp`/`nbf` |
  * | `JWT_HEADER_NAME` | `x-auth-request-access-token` | header set by an authenticating proxy |
+ * | `PLATFORM_OIDC_TOKEN_CACHE_SIZE` | 10000 | verified tokens remembered (0: none) |
+ * | `PLATFORM_OIDC_TOKEN_CACHE_TTL` | `60 seconds` | longest a verified token is remembered (never past its `exp`) |
  * | `PLATFORM_OIDC_CLIENT_ID` / `_CLIENT_SECRET` | required for outbound calls | the service's own client |
  * | `PLATFORM_OIDC_TOKEN_ENDPOINT` | discovered | explicit token endpoint |
  * | `PLATFORM_OIDC_SCOPE` | unset | default scope of outbound tokens |
@@ -19,6 +21,7 @@ import * as Duration from "effect/Duration"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
+import { defaults as cacheDefaults, type TokenCacheOptions } from "./TokenCache.js"
 
 /** Asymmetric JWS algorithms. HMAC (`HS*`) is refused: with a JWKS of public keys it is the
  * classic key-confusion attack, and shared secrets have no place between services here. */
@@ -56,6 +59,8 @@ export interface VerifierConfig {
   readonly jwksCooldown?: Duration.DurationInput | undefined
   /** Timeout of discovery and JWKS requests (default 5 seconds). */
   readonly fetchTimeout?: Duration.DurationInput | undefined
+  /** Verified tokens remembered (default 10,000 for 60 seconds; `maxSize: 0` turns it off). */
+  readonly cache?: TokenCacheOptions | undefined
 }
 
 const list = (name: string) =>
@@ -75,6 +80,15 @@ export const algorithms: Config.Config<ReadonlyArray<string>> = Config.mapOrFail
   }
 ).pipe(Config.withDefault(defaultAlgorithms))
 
+/** `PLATFORM_OIDC_TOKEN_CACHE_SIZE` and `PLATFORM_OIDC_TOKEN_CACHE_TTL`. */
+export const tokenCache: Config.Config<TokenCacheOptions> = Config.all({
+  maxSize: Config.integer("PLATFORM_OIDC_TOKEN_CACHE_SIZE").pipe(
+    Config.validate({ message: "PLATFORM_OIDC_TOKEN_CACHE_SIZE must be zero or a positive integer", validation: (n) => n >= 0 }),
+    Config.withDefault(cacheDefaults.maxSize)
+  ),
+  ttl: Config.duration("PLATFORM_OIDC_TOKEN_CACHE_TTL").pipe(Config.withDefault(Duration.decode(cacheDefaults.ttl)))
+})
+
 export const verifier: Config.Config<VerifierConfig> = Config.all({
   issuer: Config.nonEmptyString("PLATFORM_OIDC_BASE_URL"),
   jwksUri: Config.option(Config.nonEmptyString("PLATFORM_OIDC_JWKS_URI")),
@@ -84,7 +98,8 @@ export const verifier: Config.Config<VerifierConfig> = Config.all({
   jwtHeaderName: Config.string("JWT_HEADER_NAME").pipe(
     Config.withDefault("x-auth-request-access-token"),
     Config.map((s) => s.trim().toLowerCase())
-  )
+  ),
+  cache: tokenCache
 })
 
 export type ClientAuthMethod = "client_secret_basic" | "client_secret_post"

@@ -69,6 +69,8 @@ export class OptionalAuthentication extends HttpApiMiddleware.Tag<OptionalAuthen
   { failure: AuthenticationErrors, provides: MaybeSubject, security }
 ) {}
 
+const whitespace = /\s/
+
 const stripBearer = (value: string): string => value.replace(/^bearer\s+/i, "").trim()
 
 /**
@@ -85,7 +87,13 @@ export const extractToken = (
     return token === "" ? Either.left(AuthFailure.of("malformed_token")) : Either.right(Option.some(token))
   }
   const authorization = headers["authorization"]
-  if (authorization === undefined || authorization.trim() === "") return Either.right(Option.none())
+  if (authorization === undefined) return Either.right(Option.none())
+  // The usual form, `Bearer <token>` with one space, without splitting the header.
+  if (authorization.length > 7 && authorization.charCodeAt(6) === 32 && /^bearer$/i.test(authorization.slice(0, 6))) {
+    const token = authorization.slice(7)
+    if (!whitespace.test(token)) return Either.right(Option.some(token))
+  }
+  if (authorization.trim() === "") return Either.right(Option.none())
   const parts = authorization.trim().split(/\s+/)
   if (parts.length !== 2 || parts[0].toLowerCase() !== "bearer") {
     return Either.left(AuthFailure.of("invalid_authorization_header"))
@@ -130,21 +138,28 @@ const logFailure = (failure: AuthFailure) =>
     ? Effect.logDebug(`Authentication failed: ${failure.reason}`)
     : Effect.logWarning(`Authentication impossible: ${failure.reason}`, Cause.fail(failure.cause))
 
+const noSubject = Effect.succeed(Option.none<Subject>())
+
 const authenticate = <E>(
   verifier: TokenVerifier,
   options: BearerOptions<E>
-): Effect.Effect<Option.Option<Subject>, E, HttpServerRequest.HttpServerRequest> =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const token = yield* extractToken(request.headers, verifier.config.jwtHeaderName)
-    if (Option.isNone(token)) return Option.none<Subject>()
-    const subject = yield* verifier.verify(token.value)
-    yield* RequestContext.annotateUser(subject.id)
-    return Option.some(subject)
-  }).pipe(
-    Effect.tapError((failure) => Effect.zipRight(logFailure(failure), addChallenge(failure))),
-    Effect.mapError(options.onFailure)
-  )
+): Effect.Effect<Option.Option<Subject>, E, HttpServerRequest.HttpServerRequest> => {
+  const failed = (failure: AuthFailure) =>
+    Effect.zipRight(
+      Effect.zipRight(logFailure(failure), addChallenge(failure)),
+      Effect.fail(options.onFailure(failure))
+    )
+  const authenticated = (subject: Subject) => Effect.as(RequestContext.annotateUser(subject.id), Option.some(subject))
+  return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    const token = extractToken(request.headers, verifier.config.jwtHeaderName)
+    if (Either.isLeft(token)) return failed(token.left)
+    if (Option.isNone(token.right)) return noSubject
+    // A token verified before: no effect needed to verify it again.
+    const known = verifier.cached(token.right.value)
+    if (known !== undefined) return authenticated(known)
+    return Effect.matchEffect(verifier.verify(token.right.value), { onFailure: failed, onSuccess: authenticated })
+  })
+}
 
 /**
  * The implementation of a bearer middleware tag (one with `security: { bearer }` providing a

@@ -12,6 +12,10 @@
  * a `kid` it does not contain (key rotation), at most once per `jwksCooldown` so a flood of
  * tokens with made-up `kid`s cannot hammer the identity provider. If a refresh fails, the
  * previous keys stay in use.
+ *
+ * Verified tokens are remembered (`TokenCache`: by their SHA-256, until `exp`, at most
+ * `cache.ttl`, bounded, dropped when their key leaves the key set), so a token seen again costs a
+ * hash and a map lookup instead of a signature check.
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
@@ -28,13 +32,20 @@ import * as AuthConfig from "./AuthConfig.js"
 import { AuthFailure } from "./AuthFailure.js"
 import * as Discovery from "./Discovery.js"
 import * as Subject from "./Subject.js"
+import * as TokenCache from "./TokenCache.js"
 
 export interface TokenVerifier {
   readonly config: AuthConfig.VerifierConfig
-  /** The verified claims of a token. */
+  /** The verified claims of a token (always checked, never from the cache). */
   readonly verifyClaims: (token: string) => Effect.Effect<Jose.JWTPayload, AuthFailure>
-  /** The subject of a verified token. */
+  /** The subject of a verified token (a token verified before comes from the cache). */
   readonly verify: (token: string) => Effect.Effect<Subject.Subject, AuthFailure>
+  /**
+   * The subject of a token `verify` accepted before and would accept now without checking it
+   * again (in the cache, not expired, its key still published, no key refresh due); `undefined`
+   * otherwise, and then only `verify` can tell. Synchronous, for hot paths.
+   */
+  readonly cached: (token: string) => Subject.Subject | undefined
 }
 
 export const TokenVerifier = Context.GenericTag<TokenVerifier>("@rec/auth/TokenVerifier")
@@ -97,6 +108,14 @@ export const checkHeader = (
 
 const stripSlash = (s: string) => s.replace(/\/+$/, "")
 
+/** The `kid`s of a JWKS document. */
+const kidsOf = (json: unknown): ReadonlySet<string> => {
+  const keys = typeof json === "object" && json !== null && "keys" in json && Array.isArray(json.keys) ? json.keys : []
+  return new Set(keys.flatMap((key: unknown) =>
+    typeof key === "object" && key !== null && "kid" in key && typeof key.kid === "string" ? [key.kid] : []
+  ))
+}
+
 /** Builds a verifier; needs an `HttpClient` for discovery and the JWKS. */
 export const make = (config: AuthConfig.VerifierConfig): Effect.Effect<TokenVerifier, never, HttpClient.HttpClient> =>
   Effect.gen(function*() {
@@ -139,7 +158,10 @@ export const make = (config: AuthConfig.VerifierConfig): Effect.Effect<TokenVeri
           Effect.scoped,
           Effect.timeout(fetchTimeout),
           Effect.flatMap((json) =>
-            Effect.try(() => Jose.createLocalJWKSet(json as Jose.JSONWebKeySet))
+            Effect.try(() => ({
+              keys: Jose.createLocalJWKSet(json as Jose.JSONWebKeySet),
+              kids: kidsOf(json)
+            }))
           ),
           Effect.mapError((cause) => failure("key_set_unavailable", { cause })),
           Effect.withSpan("TokenVerifier.fetchKeys", { attributes: { "url.full": uri } })
@@ -150,6 +172,10 @@ export const make = (config: AuthConfig.VerifierConfig): Effect.Effect<TokenVeri
     const semaphore = yield* Effect.makeSemaphore(1)
     const state = {
       keys: undefined as ReturnType<typeof Jose.createLocalJWKSet> | undefined,
+      /** The `kid`s of the key set in use. */
+      kids: new Set<string>() as ReadonlySet<string>,
+      /** Counts the key sets fetched (cache entries remember theirs). */
+      generation: 0,
       fetchedAt: Number.NEGATIVE_INFINITY,
       attemptedAt: Number.NEGATIVE_INFINITY
     }
@@ -164,7 +190,9 @@ export const make = (config: AuthConfig.VerifierConfig): Effect.Effect<TokenVeri
           state.attemptedAt = now
           const result = yield* Effect.either(fetchKeys)
           if (result._tag === "Right") {
-            state.keys = result.right
+            state.keys = result.right.keys
+            state.kids = result.right.kids
+            state.generation++
             state.fetchedAt = now
           } else {
             yield* Effect.logWarning("Fetching the JWKS failed", Cause.fail(result.left.cause))
@@ -190,24 +218,52 @@ export const make = (config: AuthConfig.VerifierConfig): Effect.Effect<TokenVeri
           catch: classify
         }))
 
-    const verifyClaims = (token: string) =>
+    /** The verified payload and the `kid` of the key that verified it. */
+    const verifyToken = (token: string) =>
       Effect.gen(function*() {
         yield* checkHeader(token, config.algorithms)
         const keys = yield* currentKeys
         const first = yield* Effect.either(jwtVerify(token, keys))
-        if (first._tag === "Right") return first.right.payload
+        if (first._tag === "Right") return first.right
         if (first.left.reason !== "unknown_key") return yield* Effect.fail(first.left)
         // Unknown kid: the keys may have rotated. Rate-limited refetch, then one more try.
         const before = state.fetchedAt
         yield* refresh(cooldown)
         if (state.fetchedAt === before || state.keys === undefined) return yield* Effect.fail(first.left)
-        return (yield* jwtVerify(token, state.keys)).payload
+        return yield* jwtVerify(token, state.keys)
       }).pipe(Effect.withSpan("TokenVerifier.verify"))
+
+    const clock = yield* Effect.clock
+    const cache = new TokenCache.TokenCache<Subject.Subject>(
+      config.cache ?? TokenCache.defaults,
+      () => clock.unsafeCurrentTimeMillis()
+    )
+    const hasKid = (kid: string) => state.kids.has(kid)
+    /** A refresh of the key set is due: cached tokens wait for it (their key may be gone). */
+    const refreshDue = () => {
+      const now = clock.unsafeCurrentTimeMillis()
+      return state.keys === undefined || (now - state.fetchedAt > maxAge && now - state.attemptedAt >= failureBackoff)
+    }
+    const lookup = (key: string): Subject.Subject | undefined =>
+      !cache.enabled || refreshDue() ? undefined : cache.get(key, state.generation, hasKid)
+
+    const verify = (token: string): Effect.Effect<Subject.Subject, AuthFailure> =>
+      Effect.suspend(() => {
+        const key = cache.enabled ? TokenCache.keyOf(token) : ""
+        const hit = lookup(key)
+        if (hit !== undefined) return Effect.succeed(hit)
+        return Effect.map(verifyToken(token), ({ payload, protectedHeader }) => {
+          const subject = Subject.fromClaims(payload)
+          cache.set(key, subject, payload.exp, protectedHeader.kid, state.generation)
+          return subject
+        })
+      })
 
     return {
       config,
-      verifyClaims,
-      verify: (token) => Effect.map(verifyClaims(token), (claims) => Subject.fromClaims(claims))
+      verifyClaims: (token) => Effect.map(verifyToken(token), (result) => result.payload),
+      verify,
+      cached: (token) => cache.enabled ? lookup(TokenCache.keyOf(token)) : undefined
     }
   })
 
