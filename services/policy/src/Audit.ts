@@ -15,12 +15,13 @@
  * level ERROR with the same identifying fields and the error; rule queries over RPC are
  * `policy_evaluation` records.
  *
- * Records are written directly rather than through Effect's logger: a decision is the hot path
- * and the logger's annotation machinery costs more than the rest of a cached decision. Tests
- * replace the `AuditSink`.
+ * Records are written directly (`Logging.formatLine`, a string built without intermediate
+ * objects) rather than through Effect's logger: a decision is the hot path and the logger's
+ * annotation machinery costs more than the rest of a cached decision. Tests replace the
+ * `AuditSink`.
  */
 import type { Decision, PolicyInput } from "@rec/policy"
-import { RequestContext } from "@rec/platform"
+import { Logging, RequestContext } from "@rec/platform"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Config from "./Config.js"
@@ -33,38 +34,24 @@ export interface AuditRecord {
   readonly fields: Readonly<Record<string, unknown>>
 }
 
-/** One JSON line in the platform's log format. */
-export const format = (record: AuditRecord): string => {
-  const line: Record<string, unknown> = {
-    time: new Date().toISOString(),
-    level: record.level,
+/** One JSON line in the platform's log format (without the newline). */
+export const format = (record: AuditRecord): string =>
+  Logging.formatLine({
     service: Config.Service.name,
-    message: record.message
-  }
-  if (record.request_id !== undefined) line.request_id = record.request_id
-  if (record.user_id !== undefined) line.user_id = record.user_id
-  return JSON.stringify({ ...line, ...record.fields }) + "\n"
-}
+    level: record.level,
+    message: record.message,
+    requestId: record.request_id,
+    userId: record.user_id
+  }, record.fields)
 
 /**
- * Lines written within one turn of the event loop leave in one write (a write per decision is a
- * system call per decision). What is pending is written synchronously when the process exits.
+ * Records leave with the service's other log lines (`Logging.stdoutLines`): the lines of one
+ * turn of the event loop in one write, in order; what is pending is written when the process
+ * exits.
  */
 export const stdoutWriter = (): { readonly write: (record: AuditRecord) => void } => {
-  let pending: Array<string> = []
-  const flush = () => {
-    if (pending.length === 0) return
-    const chunk = pending.join("")
-    pending = []
-    process.stdout.write(chunk)
-  }
-  process.once("exit", flush)
-  return {
-    write: (record) => {
-      if (pending.length === 0) setImmediate(flush)
-      pending.push(format(record))
-    }
-  }
+  const lines = Logging.stdoutLines()
+  return { write: (record) => lines.write(format(record)) }
 }
 
 /** Where audit records go. The default writes JSON lines to stdout. */

@@ -9,6 +9,7 @@ import { AuthConfig } from "@rec/auth"
 import { PolicyConfig } from "@rec/policy"
 import * as Config from "effect/Config"
 import * as Duration from "effect/Duration"
+import * as Option from "effect/Option"
 
 export const Service = { name: "policy", version: "0.1.0" } as const
 
@@ -27,29 +28,46 @@ export interface ServiceSettings {
   readonly accessLog: boolean
   /** Request bodies above this size are refused with 413. */
   readonly maxBodyBytes: number
-  /** Verified tokens are remembered (until they expire, at most `ttl`), keyed by their hash. */
-  readonly tokenCache: { readonly maxSize: number; readonly ttl: Duration.Duration }
+  /**
+   * Overrides of the verified-token cache of `@rec/auth` (`PLATFORM_OIDC_TOKEN_CACHE_SIZE`,
+   * `_TTL`): the service's own names from before the cache moved there.
+   */
+  readonly tokenCache: {
+    readonly maxSize: Option.Option<number>
+    readonly ttl: Option.Option<Duration.Duration>
+  }
   /** Source service recorded for MQTT checks that do not name one (`X-Source-Service`). */
   readonly mqttSource: string
 }
 
-const nonNegative = (name: string, fallback: number) =>
+const nonNegative = (name: string) =>
   Config.integer(name).pipe(
-    Config.validate({ message: `${name} must be zero or a positive integer`, validation: (n) => n >= 0 }),
-    Config.withDefault(fallback)
+    Config.validate({ message: `${name} must be zero or a positive integer`, validation: (n) => n >= 0 })
   )
 
 export const settings: Config.Config<ServiceSettings> = Config.all({
   allowAnonymous: Config.boolean("POLICY_ALLOW_ANONYMOUS").pipe(Config.withDefault(false)),
   audit: Config.boolean("POLICY_AUDIT_ENABLED").pipe(Config.withDefault(true)),
   accessLog: Config.boolean("POLICY_ACCESS_LOG").pipe(Config.withDefault(true)),
-  maxBodyBytes: nonNegative("POLICY_MAX_BODY_BYTES", 1024 * 1024),
+  maxBodyBytes: nonNegative("POLICY_MAX_BODY_BYTES").pipe(Config.withDefault(1024 * 1024)),
   tokenCache: Config.all({
-    maxSize: nonNegative("POLICY_TOKEN_CACHE_SIZE", 10_000),
-    ttl: nonNegative("POLICY_TOKEN_CACHE_TTL_SECONDS", 60).pipe(Config.map(Duration.seconds))
+    maxSize: Config.option(nonNegative("POLICY_TOKEN_CACHE_SIZE")),
+    ttl: Config.option(nonNegative("POLICY_TOKEN_CACHE_TTL_SECONDS").pipe(Config.map(Duration.seconds)))
   }),
   mqttSource: Config.string("POLICY_MQTT_SOURCE_SERVICE").pipe(Config.withDefault("mosquitto"))
 })
+
+/** The token verifier's configuration, with the service's cache overrides. */
+export const verifier: Config.Config<AuthConfig.VerifierConfig> = Config.map(
+  Config.all({ verifier: AuthConfig.verifier, settings }),
+  ({ settings, verifier }) => ({
+    ...verifier,
+    cache: {
+      maxSize: Option.getOrElse(settings.tokenCache.maxSize, () => verifier.cache?.maxSize ?? 0),
+      ttl: Option.getOrElse(settings.tokenCache.ttl, () => Duration.decode(verifier.cache?.ttl ?? 0))
+    }
+  })
+)
 
 /** Everything the service reads, for the kit's misspelling check. */
 export const all = Config.all({

@@ -17,13 +17,11 @@ import { Api, PolicyAuth, PolicyAuthOptional } from "./Api.js"
 import { Audit } from "./Audit.js"
 import * as Config from "./Config.js"
 import { Decisions } from "./Decisions.js"
-import * as Body from "./Body.js"
 import * as Domain from "./Domain.js"
 import * as Errors from "./Errors.js"
 import * as Inputs from "./Inputs.js"
 import { MqttAuth, tokenFrom } from "./MqttAuth.js"
 import * as Rpc from "./Rpc.js"
-import * as TokenCache from "./TokenCache.js"
 
 // ---------------------------------------------------------------------------------------------
 // Authentication middleware ({detail} bodies, spec section 7)
@@ -58,7 +56,6 @@ type Headers = typeof Domain.DecisionHeaders.Type
 export const DecisionsLive = HttpApiBuilder.group(Api, "decisions", (handlers) =>
   Effect.gen(function*() {
     const decisions = yield* Decisions
-    const { maxBodyBytes } = yield* Config.settings
 
     const answer = (question: Inputs.Question, headers: Headers) =>
       Effect.flatMap(RequestContext.requestId, (requestId) =>
@@ -73,28 +70,14 @@ export const DecisionsLive = HttpApiBuilder.group(Api, "decisions", (handlers) =
       RequestContext.requestId
     )
 
-    // The hot path: bodies are read and decoded here (`Body`), not by HttpApiBuilder.
-    const authorizeBody = Body.decoder(Domain.AuthorizeRequest, maxBodyBytes)
-    const datasetAccessBody = Body.decoder(Domain.DatasetAccessRequest, maxBodyBytes)
-    const datasetFiltersBody = Body.decoder(Domain.DatasetFiltersRequest, maxBodyBytes)
-    const pipelineBody = Body.decoder(Domain.PipelineTransitionRequest, maxBodyBytes)
-    const dtAccessBody = Body.decoder(Domain.DtAccessRequest, maxBodyBytes)
-    const dtEventBody = Body.decoder(Domain.DtEventRequest, maxBodyBytes)
-    const userdataBody = Body.decoder(Domain.UserdataAccessRequest, maxBodyBytes)
-
-    /** An endpoint whose caller must be authenticated: body, question, answer. */
-    const decided = <A>(
-      body: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<A, Errors.BadRequest>,
-      question: (subject: PolicyInput.PolicySubject, requestId: string, payload: A) => Inputs.Question
-    ) =>
-    ({ headers, request }: { readonly headers: Headers; readonly request: HttpServerRequest.HttpServerRequest }) =>
-      Effect.flatMap(caller, ([subject, requestId]) =>
-        Effect.flatMap(body(request), (payload) => answer(question(subject, requestId, payload), headers)))
+    /** An endpoint whose caller must be authenticated: question, answer. */
+    const decided = <A>(question: (subject: PolicyInput.PolicySubject, requestId: string, payload: A) => Inputs.Question) =>
+    ({ headers, payload }: { readonly headers: Headers; readonly payload: A }) =>
+      Effect.flatMap(caller, ([subject, requestId]) => answer(question(subject, requestId, payload), headers))
 
     return handlers
-      .handleRaw("authorize", ({ headers, request }) =>
+      .handle("authorize", ({ headers, payload }) =>
         Effect.gen(function*() {
-          const payload = yield* authorizeBody(request)
           const type = payload.resource.type
           if (!Domain.isResourceType(type)) {
             return yield* Effect.fail(new Errors.BadRequest({ detail: `Unknown resource type: ${type}` }))
@@ -103,11 +86,10 @@ export const DecisionsLive = HttpApiBuilder.group(Api, "decisions", (handlers) =
           const requestId = yield* RequestContext.requestId
           return yield* answer(Inputs.authorize(subject, requestId, type, payload), headers)
         }))
-      .handleRaw("datasetAccess", decided(datasetAccessBody, Inputs.datasetAccess))
-      .handleRaw("datasetFilters", ({ headers, request }) =>
+      .handle("datasetAccess", decided(Inputs.datasetAccess))
+      .handle("datasetFilters", ({ headers, payload }) =>
         Effect.gen(function*() {
           const [subject, requestId] = yield* caller
-          const payload = yield* datasetFiltersBody(request)
           const decision = yield* decisions.decide(Inputs.datasetFilters(subject, requestId, payload), headers["x-source-service"]).pipe(
             Effect.mapError(fromDecisionError)
           )
@@ -119,10 +101,10 @@ export const DecisionsLive = HttpApiBuilder.group(Api, "decisions", (handlers) =
             request_id: requestId
           }
         }))
-      .handleRaw("pipelineTransition", decided(pipelineBody, Inputs.pipelineTransition))
-      .handleRaw("dtAccess", decided(dtAccessBody, Inputs.dtAccess))
-      .handleRaw("dtEvent", decided(dtEventBody, Inputs.dtEvent))
-      .handleRaw("userdataAccess", decided(userdataBody, Inputs.userdataAccess))
+      .handle("pipelineTransition", decided(Inputs.pipelineTransition))
+      .handle("dtAccess", decided(Inputs.dtAccess))
+      .handle("dtEvent", decided(Inputs.dtEvent))
+      .handle("userdataAccess", decided(Inputs.userdataAccess))
   }))
 
 // ---------------------------------------------------------------------------------------------
@@ -266,15 +248,13 @@ export interface MakeOptions {
   readonly port?: number | undefined
   /** Default: `Engines.embedded` (the directory of `PLATFORM_POLICIES_POLICIES_DIR`). */
   readonly engine?: Layer.Layer<PolicyEngine> | undefined
-  /** Default: `TokenVerifier.layer` (from `PLATFORM_OIDC_*`). */
+  /** Default: a `TokenVerifier` from `PLATFORM_OIDC_*` and the `POLICY_TOKEN_CACHE_*` overrides. */
   readonly verifier?: Layer.Layer<TokenVerifier.TokenVerifier> | undefined
 }
 
 /** Everything the handlers need, around the given engine and verifier. */
 export const services = (options: MakeOptions = {}) => {
-  const verifier = Layer.unwrapEffect(
-    Effect.map(Config.settings, (s) => TokenCache.layer(s.tokenCache))
-  ).pipe(Layer.provide(options.verifier ?? TokenVerifier.layer))
+  const verifier = options.verifier ?? Layer.unwrapEffect(Effect.map(Config.verifier, TokenVerifier.layerWith))
   const decisions = Decisions.Default.pipe(Layer.provide(Audit.Default), Layer.provide(options.engine ?? Engines.embedded))
   return Layer.mergeAll(MqttAuth.Default.pipe(Layer.provideMerge(decisions)), PolicyAuthLive, PolicyAuthOptionalLive).pipe(
     Layer.provideMerge(verifier)

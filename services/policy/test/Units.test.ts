@@ -1,12 +1,11 @@
 /**
- * Pure parts: the request-to-input mapping, the acc mask, token recognition and the verified
- * token cache.
+ * Pure parts: the request-to-input mapping, the acc mask, token recognition and the settings of
+ * the verified-token cache (the cache itself is `@rec/auth`'s, tested there).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { AuthFailure, Subject, type TokenVerifier } from "@rec/auth"
-import { Domain, Inputs } from "@rec/policy-service"
+import { Config, Domain, Inputs } from "@rec/policy-service"
 import { looksLikeJwt, tokenFrom } from "@rec/policy-service/MqttAuth"
-import * as TokenCache from "@rec/policy-service/TokenCache"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -80,53 +79,22 @@ describe("MQTT", () => {
   })
 })
 
-describe("TokenCache", () => {
-  const subject = (exp: number) => Subject.fromClaims({ sub: "u-1", exp, groups: ["/viewers"] })
+describe("token cache settings", () => {
+  const read = (env: Record<string, string>) =>
+    Config.verifier.pipe(
+      Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({ PLATFORM_OIDC_BASE_URL: "http://idp", ...env }))))
+    )
 
-  const counting = (exp: number, fail = false) => {
-    const calls = { count: 0 }
-    const verifier: TokenVerifier.TokenVerifier = {
-      config: {} as TokenVerifier.TokenVerifier["config"],
-      verifyClaims: () => Effect.die("unused"),
-      verify: () =>
-        Effect.suspend(() => {
-          calls.count++
-          return fail ? Effect.fail(AuthFailure.AuthFailure.of("bad_signature")) : Effect.succeed(subject(exp))
-        })
-    }
-    return { verifier, calls }
-  }
-
-  it.effect("remembers a verified token until it expires, at most the TTL", () =>
+  it.effect("POLICY_TOKEN_CACHE_* override @rec/auth's PLATFORM_OIDC_TOKEN_CACHE_*", () =>
     Effect.gen(function*() {
-      let now = 1_000_000
-      const { calls, verifier } = counting(1_000 + 30) // exp in seconds: 30 s after `now`
-      const cached = TokenCache.wrap(verifier, { maxSize: 10, ttl: Duration.seconds(60) }, () => now)
-      const first = yield* cached.verify("token-a")
-      expect(yield* cached.verify("token-a")).toBe(first)
-      expect(calls.count).toBe(1)
-      now += 29_000
-      yield* cached.verify("token-a")
-      expect(calls.count).toBe(1)
-      now += 2_000 // past exp
-      yield* cached.verify("token-a")
-      expect(calls.count).toBe(2)
-      yield* cached.verify("token-b")
-      expect(calls.count).toBe(3)
-    }))
-
-  it.effect("never remembers a failure, and is bounded", () =>
-    Effect.gen(function*() {
-      const failing = counting(0, true)
-      const cached = TokenCache.wrap(failing.verifier, { maxSize: 10, ttl: Duration.seconds(60) })
-      yield* Effect.flip(cached.verify("t"))
-      yield* Effect.flip(cached.verify("t"))
-      expect(failing.calls.count).toBe(2)
-
-      const ok = counting(Math.floor(Date.now() / 1000) + 3600)
-      const small = TokenCache.wrap(ok.verifier, { maxSize: 2, ttl: Duration.seconds(60) })
-      for (const t of ["a", "b", "c", "a"]) yield* small.verify(t)
-      // "a" was evicted by "c" (least recently used), so it was verified again.
-      expect(ok.calls.count).toBe(4)
+      const defaults = yield* read({})
+      expect(defaults.cache?.maxSize).toBe(10_000)
+      expect(Duration.toSeconds(Duration.decode(defaults.cache!.ttl))).toBe(60)
+      const platform = yield* read({ PLATFORM_OIDC_TOKEN_CACHE_SIZE: "50", PLATFORM_OIDC_TOKEN_CACHE_TTL: "10 seconds" })
+      expect(platform.cache?.maxSize).toBe(50)
+      expect(Duration.toSeconds(Duration.decode(platform.cache!.ttl))).toBe(10)
+      const own = yield* read({ PLATFORM_OIDC_TOKEN_CACHE_SIZE: "50", POLICY_TOKEN_CACHE_SIZE: "0", POLICY_TOKEN_CACHE_TTL_SECONDS: "5" })
+      expect(own.cache?.maxSize).toBe(0)
+      expect(Duration.toSeconds(Duration.decode(own.cache!.ttl))).toBe(5)
     }))
 })
