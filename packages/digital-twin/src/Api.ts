@@ -24,6 +24,18 @@ import { UnknownFetcher } from "./Errors.js"
 import * as Grid from "./GridSchemas.js"
 import { AnyValuesRequest, FetcherId, ValuesRequest } from "./Values.js"
 
+/** The catch-all for any other fetcher id of an entity: 404 UnknownFetcher listing the group's fetchers. */
+const unknownFetcher = <Path extends Schema.Schema.Any>(
+  entity: `/${string}`,
+  path: Path & HttpApiEndpoint.HttpApiEndpoint.ValidatePath<Path>,
+  group: string
+) =>
+  HttpApiEndpoint.post("unknown_fetcher", `${entity}/values/:fetcher`)
+    .setPath(path)
+    .setPayload(AnyValuesRequest)
+    .addError(UnknownFetcher)
+    .annotate(OpenApi.Description, `Any other fetcher id: 404 UnknownFetcher listing the ${group} fetchers`)
+
 const gridGet = <const Name extends string>(name: Name, path: string) =>
   HttpApiEndpoint.get(name, `/grid/:network_id${path}`).setPath(Grid.NetworkPath)
 
@@ -46,13 +58,7 @@ export class GridGroup extends HttpApiGroup.make("grid")
   .add(gridValues("risks", Grid.RisksPayload).addSuccess(Grid.RisksResult))
   .add(gridValues("risks_now", Grid.RisksNowPayload).addSuccess(Grid.RisksNowResult))
   .add(gridValues("trendline", Grid.TrendlinePayload).addSuccess(Grid.TrendlineResult))
-  .add(
-    HttpApiEndpoint.post("unknown_fetcher", "/grid/:network_id/values/:fetcher")
-      .setPath(Schema.Struct({ network_id: Grid.NetworkId, fetcher: FetcherId }))
-      .setPayload(AnyValuesRequest)
-      .addError(UnknownFetcher)
-      .annotate(OpenApi.Description, "Any other fetcher id: 404 UnknownFetcher listing the grid fetchers")
-  )
+  .add(unknownFetcher("/grid/:network_id", Schema.Struct({ network_id: Grid.NetworkId, fetcher: FetcherId }), "grid"))
   .addError(HttpErrors.Forbidden)
   .addError(HttpErrors.NotFound)
   .annotate(OpenApi.Description, "Wind and heat risk of a distribution network (domain it-grid)")
@@ -72,13 +78,7 @@ export class ParticipantsGroup extends HttpApiGroup.make("participants")
       .addSuccess(Energy.VirtualConsumptionResult)
   )
   .add(participantValues("rec_flexibility_windows", Energy.FlexibilityWindowsPayload).addSuccess(Energy.FlexibilityWindowsResult))
-  .add(
-    HttpApiEndpoint.post("unknown_fetcher", "/participants/:sub/values/:fetcher")
-      .setPath(Schema.Struct({ sub: Energy.ParticipantId, fetcher: FetcherId }))
-      .setPayload(AnyValuesRequest)
-      .addError(UnknownFetcher)
-      .annotate(OpenApi.Description, "Any other fetcher id: 404 UnknownFetcher listing the participant fetchers")
-  )
+  .add(unknownFetcher("/participants/:sub", Schema.Struct({ sub: Energy.ParticipantId, fetcher: FetcherId }), "participant"))
   .addError(HttpErrors.Forbidden)
   .addError(HttpErrors.NotFound)
   .annotate(OpenApi.Description, "A participant's profile, assets and meter data")
@@ -100,11 +100,7 @@ export class CommunitiesGroup extends HttpApiGroup.make("communities")
   .add(communityValues("rec_settlement_1h", Energy.SettlementPayload).addSuccess(Energy.SettlementResult))
   .add(communityValues("rec_forecast", Energy.ForecastPayload).addSuccess(Energy.ForecastResult))
   .add(
-    HttpApiEndpoint.post("unknown_fetcher", "/communities/it/:community_id/values/:fetcher")
-      .setPath(Schema.Struct({ community_id: Energy.CommunityId, fetcher: FetcherId }))
-      .setPayload(AnyValuesRequest)
-      .addError(UnknownFetcher)
-      .annotate(OpenApi.Description, "Any other fetcher id: 404 UnknownFetcher listing the community fetchers")
+    unknownFetcher("/communities/it/:community_id", Schema.Struct({ community_id: Energy.CommunityId, fetcher: FetcherId }), "community")
   )
   .addError(HttpErrors.Forbidden)
   .addError(HttpErrors.NotFound)

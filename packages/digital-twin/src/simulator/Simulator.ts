@@ -127,54 +127,57 @@ const make = Effect.gen(function*() {
       )
     )
 
-  const baseProperties = (segment: Grid.Segment, date: string, level: Grid.WindRisk["level"]) => ({
-    line_name: segment.lineName,
-    conductor_type: segment.conductor,
-    parent_substation_name: segment.primaryName,
-    operational_unit: segment.operationalUnit,
-    municipality: segment.municipality,
-    date,
-    risk_level: level,
-    risk_color_hex: Grid.riskColors[level]
+  /** A segment's map feature on a date: the properties every risk map has, then the map's own. */
+  const lineFeature = <P extends object>(
+    segment: Grid.Segment,
+    date: string,
+    level: GridSchemas.KnownRiskLevel,
+    properties: P
+  ) => ({
+    type: "Feature" as const,
+    geometry: { type: "LineString" as const, coordinates: segment.coordinates },
+    properties: {
+      line_name: segment.lineName,
+      conductor_type: segment.conductor,
+      parent_substation_name: segment.primaryName,
+      operational_unit: segment.operationalUnit,
+      municipality: segment.municipality,
+      date,
+      risk_level: level,
+      risk_color_hex: Grid.riskColors[level],
+      ...properties
+    }
   })
-
-  const geometry = (segment: Grid.Segment) => ({ type: "LineString" as const, coordinates: segment.coordinates })
 
   const windMap = Effect.fn("Simulator.windMap")(function*(networkId: string, filters: GridSchemas.MapFilters) {
     const model = yield* network(networkId)
     const rows = yield* windRows(model, filters, false)
     const features = rows
       .filter((r) => inList(filters.risk_level, r.risk.level))
-      .map(({ date, risk, segment }): WindMapFeature => ({
-        type: "Feature",
-        geometry: geometry(segment),
-        properties: {
-          ...baseProperties(segment, date, risk.level),
+      .map(({ date, risk, segment }): WindMapFeature =>
+        lineFeature(segment, date, risk.level, {
           feeder_id: segment.feederId,
           gust_excess: risk.gustExcess,
           wind_speed_max: risk.speedMax,
           wind_gusts_max: risk.gustMax
-        }
-      }))
+        })
+      )
     return { type: "FeatureCollection" as const, features }
   })
 
   const windBosco = Effect.fn("Simulator.windBosco")(function*(networkId: string, filters: GridSchemas.AreaFilters) {
     const model = yield* network(networkId)
     const rows = yield* windRows(model, filters, true)
-    const features = rows.map(({ date, risk, segment }): BoscoFeature => ({
-      type: "Feature",
-      geometry: geometry(segment),
-      properties: {
-        ...baseProperties(segment, date, risk.level),
+    const features = rows.map(({ date, risk, segment }): BoscoFeature =>
+      lineFeature(segment, date, risk.level, {
         gust_excess: risk.gustExcess,
         wind_speed_max: risk.speedMax,
         wind_gusts_max: risk.gustMax,
         is_vegetated_zone: true,
         elevation_start_m: segment.elevationStart,
         elevation_end_m: segment.elevationEnd
-      }
-    }))
+      })
+    )
     return { type: "FeatureCollection" as const, features }
   })
 
@@ -191,19 +194,16 @@ const make = Effect.gen(function*() {
     const todayDate = yield* today
     const features = rows
       .filter((r) => inList(filters.risk_level, r.risk.level))
-      .map(({ date, risk, segment }): HeatMapFeature => ({
-        type: "Feature",
-        geometry: geometry(segment),
-        properties: {
-          ...baseProperties(segment, date, risk.level),
+      .map(({ date, risk, segment }): HeatMapFeature =>
+        lineFeature(segment, date, risk.level, {
           feeder_id: segment.feederId,
           temp_max_c: risk.tempMax,
           p90_threshold: risk.p90,
           consecutive_heat_days: risk.consecutiveDays,
           altitude_band: Grid.altitudeBand(Grid.segmentElevation(segment)),
           forecast_model: date < todayDate ? "analysis" : "ICON-2I"
-        }
-      }))
+        })
+      )
     return { type: "FeatureCollection" as const, features }
   })
 
@@ -354,27 +354,37 @@ const make = Effect.gen(function*() {
     }
   )
 
+  /** A risks / risks_now item: a segment's level on a date, with the vector's own metrics. */
+  const riskEntry = <M>(
+    segment: Grid.Segment,
+    date: string,
+    vector: GridSchemas.RiskVector,
+    level: GridSchemas.KnownRiskLevel,
+    metrics: M
+  ) => ({
+    segment_id: segment.id,
+    date,
+    risk_vector: vector,
+    risk_level: level,
+    risk_color_hex: Grid.riskColors[level],
+    metrics
+  })
+
   const riskItem = (model: Grid.NetworkModel, segment: Grid.Segment, date: string, regional: number) => {
     if (Grid.isOverhead(segment)) {
       const risk = Grid.windRisk(segment, regional)
-      return {
-        segment_id: segment.id,
-        date,
-        risk_vector: "wind",
-        risk_level: risk.level,
-        risk_color_hex: Grid.riskColors[risk.level],
-        metrics: { gust_excess: risk.gustExcess, wind_gusts_max: risk.gustMax, wind_speed_max: risk.speedMax }
-      }
+      return riskEntry(segment, date, "wind", risk.level, {
+        gust_excess: risk.gustExcess,
+        wind_gusts_max: risk.gustMax,
+        wind_speed_max: risk.speedMax
+      })
     }
     const risk = Grid.heatRisk(seed, model.spec, segment, date)
-    return {
-      segment_id: segment.id,
-      date,
-      risk_vector: "heat",
-      risk_level: risk.level,
-      risk_color_hex: Grid.riskColors[risk.level],
-      metrics: { temp_max_c: risk.tempMax, p90_threshold: risk.p90, consecutive_heat_days: risk.consecutiveDays }
-    }
+    return riskEntry(segment, date, "heat", risk.level, {
+      temp_max_c: risk.tempMax,
+      p90_threshold: risk.p90,
+      consecutive_heat_days: risk.consecutiveDays
+    })
   }
 
   const risks = Effect.fn("Simulator.risks")(
@@ -405,26 +415,17 @@ const make = Effect.gen(function*() {
       const items = model.segments.filter((s) => vectors.has(Grid.vectorOf(s))).map((segment) => {
         if (Grid.isOverhead(segment)) {
           const risk = Grid.windRisk(segment, regional, Grid.windDiurnal(localHour))
-          return {
-            segment_id: segment.id,
-            date,
-            risk_vector: "wind",
-            risk_level: risk.level,
-            risk_color_hex: Grid.riskColors[risk.level],
-            metrics: { valid_at: validAt, gust_excess: risk.gustExcess, wind_gusts: risk.gustMax, wind_speed: risk.speedMax }
-          }
+          return riskEntry(segment, date, "wind", risk.level, {
+            valid_at: validAt,
+            gust_excess: risk.gustExcess,
+            wind_gusts: risk.gustMax,
+            wind_speed: risk.speedMax
+          })
         }
         const day = Grid.heatRisk(seed, model.spec, segment, date)
         const temp = day.tempMax - Grid.heatDiurnalDrop(localHour)
         const level = temp > day.p90 + 2 && day.consecutiveDays >= 2 ? "ALERT" : temp > day.p90 ? "WARNING" : "LOW"
-        return {
-          segment_id: segment.id,
-          date,
-          risk_vector: "heat",
-          risk_level: level,
-          risk_color_hex: Grid.riskColors[level],
-          metrics: { valid_at: validAt, temp_c: Random.round(temp, 1), p90_threshold: day.p90 }
-        }
+        return riskEntry(segment, date, "heat", level, { valid_at: validAt, temp_c: Random.round(temp, 1), p90_threshold: day.p90 })
       })
       return page(items, payload, gridFetchers.risks_now)
     }
