@@ -55,6 +55,16 @@ export const organizationClaim = (identities: Identities, user: User): Claims | 
 const scopeClaim = (scopes: ReadonlyArray<string>, extra: ReadonlyArray<string>) =>
   [...extra, ...scopes].join(" ")
 
+/** The claims of Keycloak's `profile` and `email` scopes, in every user token and in userinfo. */
+const profileClaims = (user: User): Claims => ({
+  preferred_username: user.username,
+  email: user.email,
+  email_verified: true,
+  name: user.fullName,
+  given_name: user.firstName,
+  family_name: user.lastName
+})
+
 /** Claims of a user's access token issued to `client`. */
 export const userAccessClaims = (
   identities: Identities,
@@ -71,12 +81,7 @@ export const userAccessClaims = (
     azp: client.clientId,
     sid: sessionId,
     scope: scopeClaim(grant.scopes, grant.openid ? ["openid", "profile", "email"] : ["profile", "email"]),
-    preferred_username: user.username,
-    email: user.email,
-    email_verified: true,
-    name: user.fullName,
-    given_name: user.firstName,
-    family_name: user.lastName,
+    ...profileClaims(user),
     groups: user.groups.map((g) => `/${g}`),
     realm_access: { roles: [...identities.defaultRealmRoles, ...user.realmRoles] },
     ...(organization === undefined ? {} : { organization })
@@ -95,12 +100,7 @@ export const userIdClaims = (
   sub: user.id,
   azp: client.clientId,
   sid: sessionId,
-  preferred_username: user.username,
-  email: user.email,
-  email_verified: true,
-  name: user.fullName,
-  given_name: user.firstName,
-  family_name: user.lastName,
+  ...profileClaims(user),
   ...(nonce === undefined ? {} : { nonce })
 })
 
@@ -109,12 +109,7 @@ export const userInfoClaims = (identities: Identities, user: User): Claims => {
   const organization = organizationClaim(identities, user)
   return {
     sub: user.id,
-    preferred_username: user.username,
-    email: user.email,
-    email_verified: true,
-    name: user.fullName,
-    given_name: user.firstName,
-    family_name: user.lastName,
+    ...profileClaims(user),
     groups: user.groups.map((g) => `/${g}`),
     ...(organization === undefined ? {} : { organization })
   }
