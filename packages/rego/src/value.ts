@@ -54,11 +54,8 @@ export const typeOf = (v: Value): TypeTag => {
 export const typeName = (v: Value): string => TYPE_NAMES[typeOf(v)]
 
 export const isArray = (v: Value): v is Value[] => Array.isArray(v)
-export const isSet = (v: Value): v is RegoSet => v instanceof RegoSet
 export const isObject = (v: Value): v is RegoObject =>
   typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof RegoSet)
-export const isNumber = (v: Value): v is number | bigint => typeof v === "number" || typeof v === "bigint"
-export const isString = (v: Value): v is string => typeof v === "string"
 
 const hasOwn = Object.prototype.hasOwnProperty
 
@@ -381,12 +378,6 @@ export class ObjectBuilder {
 
 export const emptyObject = (): PlainObject => ({})
 
-export const objectFromEntries = (entries: Iterable<readonly [Value, Value]>): RegoObject => {
-  const b = new ObjectBuilder()
-  for (const [k, v] of entries) b.set(k, v)
-  return b.build()
-}
-
 // ---------------------------------------------------------------------------------------------
 // Equality and ordering
 
@@ -481,9 +472,6 @@ export function compare(a: Value, b: Value): number {
     }
   }
 }
-
-/** Truthiness for a body expression: everything but `false` (and undefined) succeeds. */
-export const isTruthy = (v: Value | undefined): boolean => v !== undefined && v !== false
 
 // ---------------------------------------------------------------------------------------------
 // Conversions

@@ -54,5 +54,3 @@ export const keysOf = (v: Value | undefined): Value[] => {
   if (v instanceof ObjectMap) return v.sorted().map((e) => e[0])
   return sortedKeys(v)
 }
-
-export const isCollection = (v: Value | undefined): boolean => typeof v === "object" && v !== null
