@@ -62,15 +62,6 @@ const stableSubject = (subject: unknown): string =>
     ? sortedObject(subject, (key, v) => stableStringify(v, key === "claims" ? volatileClaims : undefined))
     : stableStringify(subject)
 
-/** The stable serialisation of an input (exported for tests and diagnostics). */
-export const stableInput = (input: unknown): string =>
-  isRecord(input)
-    ? sortedObject(input, (key, v) =>
-      key === "subject"
-        ? stableSubject(v)
-        : stableStringify(v, key === "environment" ? volatileEnvironment : undefined))
-    : stableStringify(input)
-
 /**
  * Subjects are the large part of an input (every claim of the token) and the same object comes
  * back for every request with the same token (`PolicyInput.subjectOf` is memoised per verified

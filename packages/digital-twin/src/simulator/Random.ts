@@ -43,11 +43,9 @@ export const sequence = (...parts: ReadonlyArray<string | number>) => {
     next,
     between: (min: number, max: number) => min + (max - min) * next(),
     int: (min: number, maxInclusive: number) => min + Math.floor(next() * (maxInclusive - min + 1)),
-    pick: <A>(items: ReadonlyArray<A>): A => items[Math.floor(next() * items.length)]!,
     chance: (p: number) => next() < p
   }
 }
-export type Sequence = ReturnType<typeof sequence>
 
 /** Rounds to `digits` decimals (the digital twin returns rounded numbers). */
 export const round = (value: number, digits = 2): number => {
