@@ -1,33 +1,18 @@
 import { FileSystem } from "@effect/platform"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { CliOutput, runCli, USAGE } from "../src/Commands.js"
+import { USAGE } from "../src/Commands.js"
+import { runCommand as run } from "./CliHarness.js"
 
 const packageDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const repoRoot = path.resolve(packageDir, "../..")
 const devRegistry = path.join(repoRoot, "dev/owners.yaml")
 const devOverlayExample = path.join(repoRoot, "dev/owners.local.yaml.example")
-
-const run = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
-  Effect.gen(function*() {
-    const out: Array<string> = []
-    const err: Array<string> = []
-    const output = Layer.succeed(CliOutput, {
-      out: (text) => Effect.sync(() => void out.push(text)),
-      err: (text) => Effect.sync(() => void err.push(text))
-    })
-    const code = yield* runCli(args).pipe(
-      Effect.provide(Layer.mergeAll(output, NodeFileSystem.layer, NodeHttpClient.layerUndici)),
-      Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
-    )
-    return { code, out: out.join("\n"), err: err.join("\n") }
-  })
 
 const writeTemp = (files: Record<string, string>) =>
   Effect.gen(function*() {

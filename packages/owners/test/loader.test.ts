@@ -9,14 +9,15 @@ import type { OwnerRegistry } from "../src/Registry.js"
 
 const lines = (...rows: ReadonlyArray<string>) => `${rows.join("\n")}\n`
 
-const registry = (...sources: ReadonlyArray<readonly [string, string]>): OwnerRegistry =>
-  Either.getOrThrowWith(
-    decodeRegistry(sources.map(([file, text]) => ({ file, text }))),
-    (error) => new Error(error.message)
-  )
+type Sources = ReadonlyArray<readonly [file: string, text: string]>
 
-const problems = (...sources: ReadonlyArray<readonly [string, string]>): ReadonlyArray<Problem> =>
-  Either.match(decodeRegistry(sources.map(([file, text]) => ({ file, text }))), {
+const decode = (sources: Sources) => decodeRegistry(sources.map(([file, text]) => ({ file, text })))
+
+const registry = (...sources: Sources): OwnerRegistry =>
+  Either.getOrThrowWith(decode(sources), (error) => new Error(error.message))
+
+const problems = (...sources: Sources): ReadonlyArray<Problem> =>
+  Either.match(decode(sources), {
     onLeft: (error: OwnersInvalid) => error.problems,
     onRight: () => {
       throw new Error("expected the registry to be invalid")
@@ -31,9 +32,11 @@ const col = (row: string, needle: string, occurrence = 1): number => {
   return index + 1
 }
 
+/** `path rule` for compact assertions. */
+const pathAndRule = (problem: Problem) => `${problem.jsonPath} ${problem.rule}`
+
 /** `file:line:column path rule` for compact assertions. */
-const summary = (problem: Problem) =>
-  `${problem.file}:${problem.line}:${problem.column} ${problem.jsonPath} ${problem.rule}`
+const summary = (problem: Problem) => `${problem.file}:${problem.line}:${problem.column} ${pathAndRule(problem)}`
 
 const base = lines(
   "owners:",
@@ -220,7 +223,7 @@ describe("registry-wide uniqueness", () => {
         "  - { id: c, type: schema:NGO, name: C, url: 'HTTPS://X.example' }"
       )
     ])
-    expect(found.map((problem) => `${problem.jsonPath} ${problem.rule}`)).toEqual([
+    expect(found.map(pathAndRule)).toEqual([
       "$.owners[1].did duplicate-did",
       "$.owners[2].url duplicate-url"
     ])
@@ -297,7 +300,7 @@ describe("problem reports", () => {
         "  - { id: c, type: schema:NGO, name: C, aliases: [x] }"
       )
     ])
-    expect(found.map((problem) => `${problem.jsonPath} ${problem.rule}`)).toEqual([
+    expect(found.map(pathAndRule)).toEqual([
       "$.owners[1].type enum",
       "$.owners[2].aliases[0] duplicate-alias"
     ])

@@ -6,9 +6,9 @@ import { FileSystem } from "@effect/platform"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer, Redacted } from "effect"
+import { Effect, Redacted } from "effect"
 import * as path from "node:path"
-import { CliOutput, runCli } from "../src/Commands.js"
+import { runCommand } from "./CliHarness.js"
 import { KeycloakOrganizations } from "../src/KeycloakOrganizations.js"
 import { syncOrganizations } from "../src/OrganizationSync.js"
 import { type FakeKeycloak, startFakeKeycloak } from "./KeycloakFake.js"
@@ -42,25 +42,9 @@ const registryYaml = `owners:
     name: Research Lab
 `
 
-interface Run {
-  readonly code: number
-  readonly out: string
-  readonly err: string
-}
-
 const run = (args: ReadonlyArray<string>, env: Record<string, string>) =>
   Effect.gen(function*() {
-    const out: Array<string> = []
-    const err: Array<string> = []
-    const output = Layer.succeed(CliOutput, {
-      out: (text) => Effect.sync(() => void out.push(text)),
-      err: (text) => Effect.sync(() => void err.push(text))
-    })
-    const code = yield* runCli(args).pipe(
-      Effect.provide(Layer.mergeAll(output, NodeFileSystem.layer, NodeHttpClient.layerUndici)),
-      Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
-    )
-    const result: Run = { code, out: out.join("\n"), err: err.join("\n") }
+    const result = yield* runCommand(args, env)
     // Whatever happened, no secret may reach the output.
     for (const secret of [SECRET, PASSWORD]) {
       expect(result.out).not.toContain(secret)
