@@ -320,6 +320,23 @@ const applyPatch = (doc: Value, ops: Value[]): Value => {
 /** Top-level size of a collection (elements or keys), 0 for a scalar. */
 const sizeOf = (v: Value): number => (Array.isArray(v) ? v.length : v instanceof RegoSet ? v.size : isObject(v) ? objectSize(v) : 0)
 
+/** object.filter and object.remove: the entries whose key is (`listed`) or is not among the keys. */
+const keysBuiltin = (name: string, listed: boolean): BuiltinDef => ({
+  name,
+  arity: 2,
+  fn: ([a, b], ctx) => {
+    const o = obj(a, 1)
+    ctx.charge(objectSize(o))
+    const keys = keysParam(b)
+    const out = new ObjectBuilder()
+    objectEach(o, (k, v) => {
+      if (keys.has(k) === listed) out.set(k, v)
+      return false
+    })
+    return out.build()
+  }
+})
+
 /** json.filter and json.remove: an object and the paths (as a tree) to keep or to remove. */
 const jsonPathsBuiltin = (name: string, apply: (o: Value, paths: Value) => Value | undefined): BuiltinDef => ({
   name,
@@ -356,30 +373,8 @@ export const objects: BuiltinDef[] = [
       return out
     }
   },
-  {
-    name: "object.remove",
-    arity: 2,
-    fn: ([a, b], ctx) => {
-      const o = obj(a, 1)
-      ctx.charge(objectSize(o))
-      const keys = keysParam(b)
-      const out = new ObjectBuilder()
-      objectEach(o, (k, v) => (keys.has(k) ? false : (out.set(k, v), false)))
-      return out.build()
-    }
-  },
-  {
-    name: "object.filter",
-    arity: 2,
-    fn: ([a, b], ctx) => {
-      const o = obj(a, 1)
-      ctx.charge(objectSize(o))
-      const keys = keysParam(b)
-      const out = new ObjectBuilder()
-      objectEach(o, (k, v) => (keys.has(k) ? (out.set(k, v), false) : false))
-      return out.build()
-    }
-  },
+  keysBuiltin("object.remove", false),
+  keysBuiltin("object.filter", true),
   {
     name: "object.get",
     arity: 3,
