@@ -13,7 +13,7 @@
 //    audit records), then with POLICY_ACCESS_LOG=false (audit records only);
 // 4. prints a table and writes bench/results/policy-service.json.
 /* global fetch, URLSearchParams */
-import { spawn } from "node:child_process"
+import { execSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as net from "node:net"
@@ -48,6 +48,21 @@ const freePort = () =>
       server.close(() => resolve(port))
     })
   })
+
+const ticksPerSecond = (() => {
+  try {
+    return Number(execSync("getconf CLK_TCK").toString().trim()) || 100
+  } catch {
+    return 100
+  }
+})()
+
+/** User + system CPU time of a process, in microseconds (robust on a shared machine). */
+const cpuMicros = (pid) => {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return ((Number(fields[11]) + Number(fields[12])) / ticksPerSecond) * 1e6
+}
 
 const children = []
 const startProcess = (name, file, env) => {
@@ -86,6 +101,14 @@ const run = (options) =>
   new Promise((resolve, reject) => {
     autocannon({ pipelining: 1, ...options }, (error, result) => (error ? reject(error) : resolve(result)))
   })
+
+/** A run against the server process `pid`, with the server's CPU time per answered request. */
+const measured = async (pid, options) => {
+  const before = cpuMicros(pid)
+  const result = await run(options)
+  const cpu = cpuMicros(pid) - before
+  return { ...summary(result), cpu_us_per_request: Math.round((10 * cpu) / Math.max(1, result["2xx"])) / 10 }
+}
 
 const summary = (result) => ({
   requests_per_second: Math.round(result.requests.average),
@@ -147,16 +170,16 @@ const measurePolicy = async (env) => {
     process.exit(1)
   }
   await run({ ...authorize, connections, duration: warmup })
-  const max = summary(await run({ ...authorize, connections, duration }))
-  const fixed = summary(await run({ ...authorize, connections: 10, overallRate: rate, duration }))
+  const max = await measured(policy.pid, { ...authorize, connections, duration })
+  const fixed = await measured(policy.pid, { ...authorize, connections: 10, overallRate: rate, duration })
   policy.kill("SIGTERM")
   return { max, fixed }
 }
 
 console.log(`echo server: warm-up ${warmup} s, maximum rate ${duration} s (${connections} connections), ${rate}/s for ${duration} s...`)
 await run({ ...echoTarget, connections, duration: warmup })
-const maxEcho = summary(await run({ ...echoTarget, connections, duration }))
-const fixedEcho = summary(await run({ ...echoTarget, connections: 10, overallRate: rate, duration }))
+const maxEcho = await measured(echo.pid, { ...echoTarget, connections, duration })
+const fixedEcho = await measured(echo.pid, { ...echoTarget, connections: 10, overallRate: rate, duration })
 
 console.log("policy service, default settings (access log and audit on)...")
 const standard = await measurePolicy({})
@@ -188,11 +211,11 @@ results.goals = {
 }
 
 const row = (name, r) =>
-  `| ${name.padEnd(40)} | ${String(r.requests_per_second).padStart(8)} | ${String(r.p50_ms).padStart(6)} | ${String(r.p99_ms).padStart(6)} | ${String(r.non_2xx + r.errors).padStart(6)} |`
+  `| ${name.padEnd(40)} | ${String(r.requests_per_second).padStart(8)} | ${String(r.p50_ms).padStart(6)} | ${String(r.p99_ms).padStart(6)} | ${String(r.cpu_us_per_request).padStart(6)} | ${String(r.non_2xx + r.errors).padStart(6)} |`
 console.log("")
 console.log(`${results.machine.cpu} x${results.machine.cores}, Node ${process.version}, load ${results.machine.load_average_1m}; token ${results.token_bytes} B, body ${results.body_bytes} B`)
-console.log(`| ${"run".padEnd(40)} |    req/s | p50 ms | p99 ms | errors |`)
-console.log(`|${"-".repeat(42)}|----------|--------|--------|--------|`)
+console.log(`| ${"run".padEnd(40)} |    req/s | p50 ms | p99 ms | CPU µs | errors |`)
+console.log(`|${"-".repeat(42)}|----------|--------|--------|--------|--------|`)
 console.log(row("node:http JSON echo, max", maxEcho))
 console.log(row("POST /authorize, max", standard.max))
 console.log(row("POST /authorize, max, access log off", auditOnly.max))

@@ -10,7 +10,7 @@
  * first for the endpoint's method and path:
  *
  * - it answers with a response: the kit sends it as any other (request id header, CORS, error
- *   body style, access log line);
+ *   body style, access log line, which says `"http.fast_route": true`);
  * - it answers `undefined` (it declines): the request continues as if there were no fast route,
  *   through the router to the endpoint's `HttpApiBuilder` handler, in the same fiber. A fast
  *   route declines whatever it does not handle exactly as the contract's handler would (a token

@@ -175,19 +175,21 @@ export const make = <E, R>(
     const maxBody = Number(options.maxBodySize)
 
     /** The access log line, once the status is known. */
-    const accessLog = (info: RequestInfo, status: number): Effect.Effect<void> | undefined => {
+    const accessLog = (info: RequestInfo, status: number, fast = false): Effect.Effect<void> | undefined => {
       if (!options.accessLog || options.quietPaths.has(info.path)) return undefined
+      const fields: Record<string, unknown> = {
+        "http.method": info.method,
+        "http.path": info.path,
+        "http.route": info.route ?? null,
+        "http.status": status,
+        duration_ms: Date.now() - info.startedAt
+      }
+      if (fast) fields["http.fast_route"] = true
       return requestLogger.log(
         status >= 500 ? LogLevel.Warning : LogLevel.Info,
         `${info.method} ${info.route ?? info.path} ${status}`,
         info,
-        {
-          "http.method": info.method,
-          "http.path": info.path,
-          "http.route": info.route ?? null,
-          "http.status": status,
-          duration_ms: Date.now() - info.startedAt
-        }
+        fields
       )
     }
 
@@ -195,14 +197,15 @@ export const make = <E, R>(
     const send = (
       request: ServerRequest,
       info: RequestInfo,
-      response: HttpServerResponse.HttpServerResponse
+      response: HttpServerResponse.HttpServerResponse,
+      fast = false
     ): Effect.Effect<void, HttpServerError.ResponseError> => {
       const rewritten = ErrorBodies.rewrite(options.errorStyle, response, info.requestId)
       const cors = options.cors?.headers(request.headers.origin)
       const extra = cors === undefined ? { [requestIdHeader]: info.requestId } : { ...cors, [requestIdHeader]: info.requestId }
       const writing = ResponseWriter.write(request, request.response, rewritten, extra)
-      if (writing === undefined) return accessLog(info, rewritten.status) ?? Effect.void
-      return Effect.flatMap(writing, () => accessLog(info, rewritten.status) ?? Effect.void)
+      if (writing === undefined) return accessLog(info, rewritten.status, fast) ?? Effect.void
+      return Effect.flatMap(writing, () => accessLog(info, rewritten.status, fast) ?? Effect.void)
     }
 
     /** After the route: the response of `exit`, through the pre-response handlers, sent. */
@@ -288,7 +291,7 @@ export const make = <E, R>(
       fiber: Fiber.RuntimeFiber<void, unknown>
     ): Effect.Effect<void, unknown> =>
       Effect.matchCauseEffect(handler(request, info), {
-        onSuccess: (response) => response === undefined ? generic(request, info, fiber) : send(request, info, response),
+        onSuccess: (response) => response === undefined ? generic(request, info, fiber) : send(request, info, response, true),
         onFailure: (cause) =>
           Effect.flatMap(Effect.exit(fromCause(cause, info, options)), (exit) => respond(request, info, exit, fiber))
       })

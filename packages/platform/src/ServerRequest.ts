@@ -148,6 +148,12 @@ export class ServerRequest extends Inspectable.Class implements HttpServerReques
     return result instanceof Error ? undefined : result
   }
 
+  /** The body as `text` gives it, if it has been read completely. */
+  get textIfRead(): string | undefined {
+    const result = this.bodyIfRead
+    return result === undefined ? undefined : decoder.decode(result)
+  }
+
   private outcome(result: Buffer | Error, max: Option.Option<FileSystem.Size>) {
     if (result instanceof Error) return Effect.fail(this.fail(result))
     // Read ahead under the kit's limit: a route may have set a smaller one.

@@ -5,7 +5,9 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import { FastRoutes, ServiceKit, Tracing } from "@rec/platform"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
+import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import { ExampleApi, ItemsLive } from "./fixtures/ExampleApi.js"
 import { body, send } from "./fixtures/http.js"
 import { eventually } from "./fixtures/Recorder.js"
@@ -34,9 +36,19 @@ const Fast = FastRoutes.layer(Effect.succeed([
 const postJson = (payload: unknown, headers: Record<string, string> = {}) =>
   send(HttpClientRequest.post("/items").pipe(HttpClientRequest.bodyUnsafeJson(payload), HttpClientRequest.setHeaders(headers)))
 
+/** The access log lines' fields. */
+const logged: Array<Record<string, unknown>> = []
+const CaptureLogs = Logger.replace(
+  Logger.defaultLogger,
+  Logger.make(({ annotations }) => {
+    logged.push(Object.fromEntries(HashMap.toEntries(annotations)))
+  })
+)
+
 const served = ServiceKit.serveTest(ExampleApi, { service, port: 0 }).pipe(
   Layer.provide(ItemsLive),
   Layer.provide(Fast),
+  Layer.provide(CaptureLogs),
   Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["CORS_ORIGINS", "https://app.example"]]))))
 )
 
@@ -57,6 +69,9 @@ describe("fast routes", () => {
         expect(invalid.status).toBe(400)
         expect(body(invalid)._tag).toBe("HttpApiDecodeError")
         expect(calls).toEqual({ answered: 1, declined: 2 })
+        // The access log says which path answered.
+        const lines = logged.filter((l) => l["http.path"] === "/items")
+        expect(lines.map((l) => [l["http.status"], l["http.fast_route"]])).toEqual([[201, true], [201, undefined], [400, undefined]])
       }))
 
     it.effect("a defect in a fast route is the kit's 500", () =>
