@@ -24,7 +24,7 @@ const bearer = HttpApiSecurity.bearer.pipe(
   HttpApiSecurity.annotate(OpenApi.Description, "An access token of the platform's identity provider.")
 )
 
-const AuthFailure = Schema.Union(Errors.UnauthorizedSchema, Errors.UnavailableSchema)
+const AuthFailure = Schema.Union(Errors.Unauthorized, Errors.Unavailable)
 
 /** A valid bearer JWT is required; provides the caller. */
 export class PolicyAuth extends HttpApiMiddleware.Tag<PolicyAuth>()("PolicyAuth", {
@@ -93,9 +93,9 @@ export class DecisionsGroup extends HttpApiGroup.make("decisions")
       .middleware(PolicyAuth)
       .annotate(OpenApi.Summary, "User-owned data (dashboards, profiles, settings)")
   )
-  .addError(Errors.BadRequestSchema)
-  .addError(Errors.InternalErrorSchema)
-  .addError(Errors.UnavailableSchema)
+  .addError(Errors.BadRequest)
+  .addError(Errors.InternalError)
+  .addError(Errors.Unavailable)
   .annotate(OpenApi.Title, "Decisions")
 {}
 
@@ -122,9 +122,9 @@ export class MqttGroup extends HttpApiGroup.make("mqtt")
       .annotate(OpenApi.Summary, "Is the MQTT client a superuser")
       .annotate(OpenApi.Description, `Optional body {username}. ${mqttNote}`)
   )
-  .addError(Errors.MqttDeniedSchema)
-  .addError(Errors.MqttUnavailableSchema)
-  .addError(Errors.BadRequestSchema)
+  .addError(Errors.MqttDenied)
+  .addError(Errors.MqttUnavailable)
+  .addError(Errors.BadRequest)
   .annotate(OpenApi.Title, "MQTT broker authentication")
 {}
 
@@ -135,8 +135,8 @@ export class SystemGroup extends HttpApiGroup.make("system")
     HttpApiEndpoint.post("reload", "/reload")
       .addSuccess(Domain.ReloadResponse)
       .addError(Domain.ReloadFailed)
-      .addError(Errors.ForbiddenSchema)
-      .addError(Errors.UnavailableSchema)
+      .addError(Errors.Forbidden)
+      .addError(Errors.Unavailable)
       .middleware(PolicyAuth)
       .annotate(OpenApi.Summary, "Reload the policies from disk (admins: group admins or scope policy.admin)")
   )

@@ -19,6 +19,7 @@ import * as Config from "./Config.js"
 import { Decisions } from "./Decisions.js"
 import * as Domain from "./Domain.js"
 import * as Errors from "./Errors.js"
+import * as Fast from "./Fast.js"
 import * as Inputs from "./Inputs.js"
 import { MqttAuth, tokenFrom } from "./MqttAuth.js"
 import * as Rpc from "./Rpc.js"
@@ -46,10 +47,7 @@ export const PolicyAuthOptionalLive = Layer.effect(
 // ---------------------------------------------------------------------------------------------
 // Decisions
 
-const fromDecisionError = (error: Decision.DecisionError) =>
-  error._tag === "PolicyUnavailable"
-    ? new Errors.Unavailable({ detail: `Policies unavailable: ${error.message}` })
-    : new Errors.InternalError({ detail: `Policy evaluation failed: ${error.message}` })
+const fromDecisionError = Errors.fromDecision
 
 type Headers = typeof Domain.DecisionHeaders.Type
 
@@ -250,6 +248,8 @@ export interface MakeOptions {
   readonly engine?: Layer.Layer<PolicyEngine> | undefined
   /** Default: a `TokenVerifier` from `PLATFORM_OIDC_*` and the `POLICY_TOKEN_CACHE_*` overrides. */
   readonly verifier?: Layer.Layer<TokenVerifier.TokenVerifier> | undefined
+  /** The decision endpoints' fast routes (`Fast`; default true): tests compare both paths. */
+  readonly fastRoutes?: boolean | undefined
 }
 
 /** Everything the handlers need, around the given engine and verifier. */
@@ -277,17 +277,21 @@ const serveOptions = (settings: Config.ServiceSettings, port: number) => ({
 
 const handlers = Layer.mergeAll(DecisionsLive, MqttLive, SystemLive)
 
+/** The contract's handlers and, unless turned off, the decision endpoints' fast routes. */
+const handlersWith = (options: MakeOptions) =>
+  options.fastRoutes === false ? handlers : Layer.merge(handlers, Fast.layer)
+
 /** The policy service on `HOST`:`PORT` (default 8009). */
 export const make = (options: MakeOptions = {}) =>
   Layer.unwrapEffect(Effect.map(Config.settings, (s) => ServiceKit.serve(Api, serveOptions(s, options.port ?? Config.defaultPort)))).pipe(
-    Layer.provide(handlers),
+    Layer.provide(handlersWith(options)),
     Layer.provide(services(options))
   )
 
 /** For tests: the service on a random port, with an `HttpClient` aimed at it. */
 export const makeTest = (options: MakeOptions = {}) =>
   Layer.unwrapEffect(Effect.map(Config.settings, (s) => ServiceKit.serveTest(Api, serveOptions(s, 0)))).pipe(
-    Layer.provide(handlers),
+    Layer.provide(handlersWith(options)),
     Layer.provide(services(options))
   )
 

@@ -58,6 +58,9 @@ const collectAudit = Layer.succeed(Audit.AuditSink, {
     logs.push({ level: record.level, message: record.message, fields: { ...record.fields, request_id: record.request_id } })
 })
 
+/** The access log lines written since `from`. */
+export const accessSince = (from: number) => logs.slice(from).filter((r) => r.fields["http.status"] !== undefined)
+
 /** The audit records (`policy_decision`) written since `from`. */
 export const auditSince = (from: number) => logs.slice(from).filter((r) => r.message === "policy_decision")
 
@@ -67,6 +70,8 @@ export interface ServiceOptions {
   /** Policy directory (default: the repository's `policies/`). */
   readonly directory?: string | undefined
   readonly engine?: Layer.Layer<PolicyEngine> | undefined
+  /** The decision endpoints' fast routes (default on, as in production). */
+  readonly fastRoutes?: boolean | undefined
 }
 
 /** Dev IdP + policy service; provides `DevIdp` and an `HttpClient` aimed at the service. */
@@ -75,7 +80,8 @@ export const serviceLayer = (options: ServiceOptions = {}) =>
     Effect.map(DevIdp, (idp) =>
       Http.makeTest({
         engine: options.engine ?? Engines.embeddedWith({ directory: options.directory ?? repoPolicies, watch: false }),
-        verifier: verifierFor(idp.issuer)
+        verifier: verifierFor(idp.issuer),
+        fastRoutes: options.fastRoutes
       }))
   ).pipe(
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(options.env ?? {}))))),
