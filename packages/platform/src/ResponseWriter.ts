@@ -1,9 +1,18 @@
 /**
  * Writes an `HttpServerResponse` to Node's `ServerResponse`, as `@effect/platform-node` does,
- * except that a response held in memory (empty, bytes, a string) is written synchronously and
- * not awaited: the request's fiber does not wait for the socket to accept the bytes (Node
- * buffers them and the `close` event still tells when the exchange is over). Streams, piped
- * Node streams and form data are written as the platform writes them, with back-pressure.
+ * except for responses held in memory (empty, bytes, a string):
+ *
+ * - the request's fiber does not wait for the socket to accept the bytes (Node buffers them and
+ *   the `close` event still tells when the exchange is over);
+ * - they are written together at the end of the event loop's turn (`setImmediate`), all the
+ *   responses finished in that turn one after the other. Each write to a socket whose reader is
+ *   waiting wakes that reader, which on a virtual machine costs an inter-processor interrupt, as
+ *   much as a small request; written back to back, the writes of one turn wake a reader that is
+ *   already awake: about 20% less server CPU per request under load (docs/performance.md). The
+ *   latency added is the rest of the turn.
+ *
+ * Streams, piped Node streams and form data are written as the platform writes them, with
+ * back-pressure.
  */
 import * as Cookies from "@effect/platform/Cookies"
 import * as HttpServerError from "@effect/platform/HttpServerError"
@@ -51,12 +60,32 @@ const failed = (
     return Effect.failCause(headersSent ? Cause.sequential(cause, Cause.die(original)) : stripped)
   })
 
+let pending: Array<() => void> = []
+
+const flush = () => {
+  const writes = pending
+  pending = []
+  for (const write of writes) {
+    try {
+      write()
+    } catch {
+      // The connection is gone (destroyed socket): nothing left to tell this client.
+    }
+  }
+}
+
+/** Runs `write` with the other writes of this turn of the event loop. */
+const batched = (write: () => void): void => {
+  if (pending.length === 0) setImmediate(flush)
+  pending.push(write)
+}
+
 const isNodeStream = (body: unknown): body is NodeJS.ReadableStream =>
   typeof body === "object" && body !== null && "pipe" in body && typeof body.pipe === "function"
 
 /**
- * Writes the response. Returns `undefined` when it was written synchronously (everything held
- * in memory), otherwise the effect that writes it (streams).
+ * Writes the response. Returns `undefined` when it is held in memory (then it leaves with the
+ * other writes of this turn), otherwise the effect that writes it (streams).
  */
 export const write = (
   request: HttpServerRequest.HttpServerRequest,
@@ -66,29 +95,32 @@ export const write = (
 ): Effect.Effect<void, HttpServerError.ResponseError> | undefined => {
   if (nodeResponse.writableEnded) return undefined
   const headers = headersOf(response, extraHeaders)
-  if (request.method === "HEAD") {
-    writeHead(nodeResponse, response, headers)
-    nodeResponse.end()
-    return undefined
-  }
   const body = response.body
-  switch (body._tag) {
-    case "Empty": {
+  if (request.method === "HEAD" || body._tag === "Empty") {
+    batched(() => {
       writeHead(nodeResponse, response, headers)
       nodeResponse.end()
-      return undefined
-    }
+    })
+    return undefined
+  }
+  switch (body._tag) {
     case "Uint8Array": {
-      writeHead(nodeResponse, response, headers)
-      nodeResponse.end(body.body)
+      batched(() => {
+        writeHead(nodeResponse, response, headers)
+        nodeResponse.end(body.body)
+      })
       return undefined
     }
     case "Raw": {
-      writeHead(nodeResponse, response, headers)
       if (!isNodeStream(body.body)) {
-        nodeResponse.end(body.body as string | Uint8Array)
+        const data = body.body as string | Uint8Array
+        batched(() => {
+          writeHead(nodeResponse, response, headers)
+          nodeResponse.end(data)
+        })
         return undefined
       }
+      writeHead(nodeResponse, response, headers)
       const source = body.body
       return Effect.tryPromise({
         try: (signal) => pipeline(source, nodeResponse, { signal, end: true }),
