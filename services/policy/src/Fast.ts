@@ -48,9 +48,9 @@ interface Endpoint<A, I, S, SI> {
   readonly anonymous: boolean
   /** The question, or `undefined` when the contract's handler would refuse the payload. */
   readonly question: (subject: Subject, requestId: string, payload: A) => Inputs.Question | undefined
-  /** The endpoint's success schema and the answer. */
-  readonly success: Schema.Schema<S, SI>
+  /** The answer, and its encoding with the endpoint's success schema. */
   readonly answer: (decision: Decision.Decision, requestId: string) => S
+  readonly encode: (answer: S) => SI
 }
 
 const decided = (decision: Decision.Decision, requestId: string): Domain.DecisionResponse => ({
@@ -58,6 +58,12 @@ const decided = (decision: Decision.Decision, requestId: string): Domain.Decisio
   reason: decision.reason,
   request_id: requestId
 })
+
+/**
+ * `Domain.DecisionResponse` encoded: a struct of a boolean and two strings encodes to the same
+ * value, so the schema is not run for it (the tests compare both paths' bodies).
+ */
+const decidedEncoded = (answer: Domain.DecisionResponse): typeof Domain.DecisionResponse.Encoded => answer
 
 const filtered = (decision: Decision.Decision, requestId: string): Domain.FiltersResponse => ({
   allowed: decision.allowed,
@@ -80,15 +86,21 @@ const jsonBody = (request: ServerRequest.ServerRequest): { readonly json: unknow
   }
 }
 
+/**
+ * A JSON answer as `HttpApiBuilder` sends it (`application/json`, with its length), its body
+ * kept as a string: Node then writes the head and the body in one piece, and no bytes are
+ * encoded in JavaScript.
+ */
+const json = (value: unknown, status = 200) => {
+  const text = JSON.stringify(value)
+  return HttpServerResponse.raw(text, { status, contentType: "application/json", contentLength: Buffer.byteLength(text) })
+}
+
 /** An error of the contract as its handler's encoding sends it: status and `{detail}` body. */
 const errorResponse = (error: Errors.InternalError | Errors.Unavailable) =>
   error instanceof Errors.Unavailable
-    ? HttpServerResponse.unsafeJson(Schema.encodeSync(Errors.Unavailable)(error), {
-      status: HttpApiSchema.getStatusError(Errors.Unavailable)
-    })
-    : HttpServerResponse.unsafeJson(Schema.encodeSync(Errors.InternalError)(error), {
-      status: HttpApiSchema.getStatusError(Errors.InternalError)
-    })
+    ? json(Schema.encodeSync(Errors.Unavailable)(error), HttpApiSchema.getStatusError(Errors.Unavailable))
+    : json(Schema.encodeSync(Errors.InternalError)(error), HttpApiSchema.getStatusError(Errors.InternalError))
 
 export const layer = FastRoutes.layer(Effect.gen(function*() {
   const decisions = yield* Decisions
@@ -98,7 +110,6 @@ export const layer = FastRoutes.layer(Effect.gen(function*() {
   const route = <A, I, S, SI>(endpoint: Endpoint<A, I, S, SI>): FastRoutes.FastRoute => {
     const decodeSchema = Schema.decodeUnknownEither(endpoint.payload)
     const decode = (json: unknown): A | undefined => endpoint.decode(json) ?? Either.getOrUndefined(decodeSchema(json))
-    const encode = Schema.encodeSync(endpoint.success)
     return FastRoutes.endpoint(Api, "decisions", endpoint.name, (request, info: RequestContext.RequestInfo) =>
       Effect.suspend(() => {
         const caller = Authentication.knownSubject(request.headers, verifier)
@@ -115,7 +126,7 @@ export const layer = FastRoutes.layer(Effect.gen(function*() {
         if (Option.isSome(caller)) info.userId = caller.value.id
         return Effect.match(decisions.decide(question, request.headers["x-source-service"]), {
           onFailure: (error) => errorResponse(Errors.fromDecision(error)),
-          onSuccess: (decision) => HttpServerResponse.unsafeJson(encode(endpoint.answer(decision, info.requestId)))
+          onSuccess: (decision) => json(endpoint.encode(endpoint.answer(decision, info.requestId)))
         })
       }))
   }
@@ -130,8 +141,8 @@ export const layer = FastRoutes.layer(Effect.gen(function*() {
         const type = payload.resource.type
         return Domain.isResourceType(type) ? Inputs.authorize(subject, requestId, type, payload) : undefined
       },
-      success: Domain.DecisionResponse,
-      answer: decided
+      answer: decided,
+      encode: decidedEncoded
     }),
     route({
       name: "datasetAccess",
@@ -139,8 +150,8 @@ export const layer = FastRoutes.layer(Effect.gen(function*() {
       decode: Payloads.datasetAccess,
       anonymous: false,
       question: Inputs.datasetAccess,
-      success: Domain.DecisionResponse,
-      answer: decided
+      answer: decided,
+      encode: decidedEncoded
     }),
     route({
       name: "datasetFilters",
@@ -148,8 +159,8 @@ export const layer = FastRoutes.layer(Effect.gen(function*() {
       decode: Payloads.datasetFilters,
       anonymous: false,
       question: Inputs.datasetFilters,
-      success: Domain.FiltersResponse,
-      answer: filtered
+      answer: filtered,
+      encode: Schema.encodeSync(Domain.FiltersResponse)
     }),
     route({
       name: "pipelineTransition",
@@ -157,8 +168,8 @@ export const layer = FastRoutes.layer(Effect.gen(function*() {
       decode: Payloads.pipelineTransition,
       anonymous: false,
       question: Inputs.pipelineTransition,
-      success: Domain.DecisionResponse,
-      answer: decided
+      answer: decided,
+      encode: decidedEncoded
     }),
     route({
       name: "dtAccess",
@@ -166,8 +177,8 @@ export const layer = FastRoutes.layer(Effect.gen(function*() {
       decode: Payloads.dtAccess,
       anonymous: false,
       question: Inputs.dtAccess,
-      success: Domain.DecisionResponse,
-      answer: decided
+      answer: decided,
+      encode: decidedEncoded
     }),
     route({
       name: "dtEvent",
@@ -175,8 +186,8 @@ export const layer = FastRoutes.layer(Effect.gen(function*() {
       decode: Payloads.dtEvent,
       anonymous: false,
       question: Inputs.dtEvent,
-      success: Domain.DecisionResponse,
-      answer: decided
+      answer: decided,
+      encode: decidedEncoded
     }),
     route({
       name: "userdataAccess",
@@ -184,8 +195,8 @@ export const layer = FastRoutes.layer(Effect.gen(function*() {
       decode: Payloads.userdataAccess,
       anonymous: false,
       question: Inputs.userdataAccess,
-      success: Domain.DecisionResponse,
-      answer: decided
+      answer: decided,
+      encode: decidedEncoded
     })
   ]
 }))
