@@ -17,7 +17,10 @@
  *
  * Hook contract:
  * - `authenticate` runs once per CONNECT. `false` refuses the connection (CONNACK "bad user name
- *   or password" when a password was sent, "not authorized" otherwise).
+ *   or password" when a password was sent, "not authorized" otherwise). `true` or
+ *   `{ identity }` accepts it; the publish/subscribe hooks of that connection then get the
+ *   credentials it connected with (`username`, `password`) and that `identity` (for example the
+ *   subject of a verified token), so they need not remember anything per client.
  * - `authorizePublish` runs for every PUBLISH (and for a will message when it is sent). `false`
  *   drops the message; aedes then closes the publisher's connection, which is how MQTT 3.1.1
  *   reports a refused publish (MQTT-3.3.5-2). Publishing to `$SYS/...` is always refused.
@@ -31,20 +34,30 @@ import { Context, Duration, Effect, Exit, Layer, Redacted, Runtime } from "effec
 import * as net from "node:net"
 import { MqttBrokerError } from "./Errors.js"
 
-/** The connected client a publish/subscribe decision is about. */
-export interface BrokerClient {
+/** What a client sent at CONNECT. */
+export interface ConnectRequest {
   readonly clientId: string
   /** The user name sent at CONNECT (for token brokers often the subject or a fixed value). */
   readonly username: string | undefined
-}
-
-export interface ConnectRequest extends BrokerClient {
   /** The password sent at CONNECT, e.g. a JWT. */
   readonly password: Redacted.Redacted<string> | undefined
 }
 
+/**
+ * The connected client a publish/subscribe decision is about: its CONNECT credentials, which
+ * `authenticate` accepted, and the identity it returned. A will published after its connection
+ * is gone (a broker taking over another's wills) has no credentials and no identity.
+ */
+export interface BrokerClient extends ConnectRequest {
+  /** `authenticate`'s `{ identity }` for this connection; `undefined` when it answered `true`. */
+  readonly identity: unknown
+}
+
+/** `authenticate`'s answer: refused, accepted, or accepted as this identity. */
+export type Authenticated = boolean | { readonly identity: unknown }
+
 export interface BrokerAuthorizer {
-  readonly authenticate: (request: ConnectRequest) => Effect.Effect<boolean>
+  readonly authenticate: (request: ConnectRequest) => Effect.Effect<Authenticated>
   readonly authorizePublish: (client: BrokerClient, topic: string) => Effect.Effect<boolean>
   readonly authorizeSubscribe: (client: BrokerClient, filter: string) => Effect.Effect<boolean>
 }
@@ -88,9 +101,15 @@ export const layer = (options: EmbeddedBrokerOptions = {}): Layer.Layer<Embedded
     Effect.gen(function*() {
       const auth = yield* BrokerAuth
       const runtime = yield* Effect.runtime<never>()
-      const usernames = new WeakMap<AedesClient, string | undefined>()
+      // Per connection (a reconnect with the same client id is another aedes client object).
+      const connected = new WeakMap<AedesClient, BrokerClient>()
 
-      const decide = (hook: string, subject: string, effect: Effect.Effect<boolean>, done: (allowed: boolean) => void) =>
+      const decide = <A extends Authenticated>(
+        hook: string,
+        subject: string,
+        effect: Effect.Effect<A>,
+        done: (answer: A | false) => void
+      ) =>
         Runtime.runCallback(runtime)(
           effect.pipe(
             Effect.timeoutFail({ duration: hookTimeout, onTimeout: () => new Error(`${hook} took longer than 10 s`) }),
@@ -99,12 +118,17 @@ export const layer = (options: EmbeddedBrokerOptions = {}): Layer.Layer<Embedded
                 Effect.logWarning(`embedded MQTT broker: ${hook} failed; refusing`, cause).pipe(
                   Effect.annotateLogs({ subject })
                 ),
-                false
+                false as const
               )
             )
           ),
-          { onExit: (exit) => done(Exit.isSuccess(exit) && exit.value === true) }
+          { onExit: (exit) => done(Exit.isSuccess(exit) ? exit.value : false) }
         )
+
+      /** The decision on a connected client (or a will without its connection). */
+      const clientOf = (client: AedesClient | null, clientId: string): BrokerClient =>
+        (client === null ? undefined : connected.get(client)) ??
+          { clientId, username: undefined, password: undefined, identity: undefined }
 
       const broker = yield* Effect.acquireRelease(
         Effect.tryPromise({
@@ -116,9 +140,9 @@ export const layer = (options: EmbeddedBrokerOptions = {}): Layer.Layer<Embedded
                   username,
                   password: password === undefined ? undefined : Redacted.make(password.toString("utf8"))
                 }
-                decide("authenticate", client.id, auth.authenticate(request), (allowed) => {
-                  if (allowed) {
-                    usernames.set(client, username)
+                decide("authenticate", client.id, auth.authenticate(request), (answer) => {
+                  if (answer !== false) {
+                    connected.set(client, { ...request, identity: answer === true ? undefined : answer.identity })
                     return callback(null, true)
                   }
                   const error = Object.assign(new Error("not authorized"), {
@@ -130,17 +154,15 @@ export const layer = (options: EmbeddedBrokerOptions = {}): Layer.Layer<Embedded
               authorizePublish: (client, packet, callback) => {
                 const topic = packet.topic
                 if (client !== null && topic.startsWith("$SYS/")) return callback(new Error("$SYS/ is reserved"))
-                const subject: BrokerClient = client === null
-                  // A will published after its client is gone.
-                  ? { clientId: (packet as { clientId?: string }).clientId ?? "", username: undefined }
-                  : { clientId: client.id, username: usernames.get(client) }
+                // A will published after its client is gone has no client.
+                const subject = clientOf(client, client?.id ?? (packet as { clientId?: string }).clientId ?? "")
                 decide("authorizePublish", subject.clientId, auth.authorizePublish(subject, topic), (allowed) =>
-                  callback(allowed ? null : new Error(`publishing to "${topic}" is not allowed`)))
+                  callback(allowed === true ? null : new Error(`publishing to "${topic}" is not allowed`)))
               },
               authorizeSubscribe: (client, subscription, callback) => {
-                const subject: BrokerClient = { clientId: client.id, username: usernames.get(client) }
+                const subject = clientOf(client, client.id)
                 decide("authorizeSubscribe", subject.clientId, auth.authorizeSubscribe(subject, subscription.topic), (allowed) =>
-                  callback(null, allowed ? subscription : null))
+                  callback(null, allowed === true ? subscription : null))
               }
             }),
           catch: (cause) => new MqttBrokerError({ message: `the embedded MQTT broker did not start: ${String(cause)}` })

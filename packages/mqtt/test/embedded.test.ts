@@ -201,6 +201,53 @@ describe("embedded broker hooks", () => {
       expect(first?.topic).toBe("grid/n1")
     }).pipe(Effect.scoped))
 
+  it.live("publish and subscribe hooks get the credentials and identity their connection authenticated with", () =>
+    Effect.gen(function*() {
+      const seen: Array<{ hook: string; clientId: string; password: string | undefined; identity: unknown; what: string }> = []
+      const record = (hook: string, client: EmbeddedBroker.BrokerClient, what: string) =>
+        seen.push({
+          hook,
+          clientId: client.clientId,
+          password: client.password === undefined ? undefined : Redacted.value(client.password),
+          identity: client.identity,
+          what
+        })
+      const identities = EmbeddedBroker.layerAuth({
+        // The token names the user; the identity is what a real authorizer would verify once.
+        authenticate: ({ password }) =>
+          Effect.succeed(
+            password !== undefined && Redacted.value(password).startsWith("token-of-")
+              ? { identity: { user: Redacted.value(password).slice("token-of-".length) } }
+              : false
+          ),
+        authorizePublish: (client, topic) =>
+          Effect.sync(() => record("publish", client, topic)).pipe(
+            Effect.as((client.identity as { user: string }).user === topic.split("/")[1])
+          ),
+        authorizeSubscribe: (client, filter) =>
+          Effect.sync(() => record("subscribe", client, filter)).pipe(
+            Effect.as((client.identity as { user: string }).user === filter.split("/")[1])
+          )
+      })
+      const { info } = yield* startBroker(0, identities)
+      const as = (user: string) =>
+        client(testConfig(info.port), { credentials: Effect.succeed({ username: "any", password: Redacted.make(`token-of-${user}`) }) })
+      const alice = yield* as("alice")
+      const bob = yield* as("bob")
+      const inbox = yield* alice.subscribeScoped("users/alice/#")
+      expect((yield* bob.subscribeScoped("users/alice/#").pipe(Effect.flip)).reason).toBe("refused")
+      yield* bob.subscribeScoped("users/bob/#")
+      yield* alice.publish("users/alice/notes", "hello", { qos: 1 })
+      const [note] = Chunk.toReadonlyArray(yield* inbox.pipe(Stream.take(1), Stream.runCollect, Effect.timeout("5 seconds")))
+      expect(note?.text).toBe("hello")
+      expect(seen.map((s) => [s.hook, s.what, s.identity, s.password])).toEqual([
+        ["subscribe", "users/alice/#", { user: "alice" }, "token-of-alice"],
+        ["subscribe", "users/alice/#", { user: "bob" }, "token-of-bob"],
+        ["subscribe", "users/bob/#", { user: "bob" }, "token-of-bob"],
+        ["publish", "users/alice/notes", { user: "alice" }, "token-of-alice"]
+      ])
+    }).pipe(Effect.scoped))
+
   it.live("reports a port that is already taken", () =>
     Effect.gen(function*() {
       const { info } = yield* startBroker(0)
