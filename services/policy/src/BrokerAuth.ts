@@ -7,8 +7,9 @@
  * - SUBSCRIBE: `POST /mqtt/acl` `{clientid, topic: <filter>, acc: 4}`.
  *
  * A 2xx answer allows; anything else (403, 5xx, a timeout, no answer) refuses. The token is the
- * MQTT password (or, if the password is empty, a user name that is a JWT), remembered per
- * client id for the ACL checks of the connection (a later CONNECT with the same id replaces it).
+ * MQTT password (or, if the password is empty, a user name that is a JWT); the broker hands the
+ * publish and subscribe checks the credentials their connection authenticated with, so nothing
+ * is remembered here.
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
@@ -25,8 +26,12 @@ export interface Options {
   readonly url: string
   /** Per check; go-auth's default HTTP timeout is a few seconds, ours too. */
   readonly timeout?: Duration.DurationInput | undefined
-  /** Most client tokens remembered at once (least recently connected are dropped first). */
-  readonly maxClients?: number | undefined
+}
+
+/** The token among a client's credentials: the password, else a user name that is a JWT. */
+const tokenOf = ({ password, username }: EmbeddedBroker.ConnectRequest): string | undefined => {
+  const secret = password === undefined ? undefined : Redacted.value(password)
+  return looksLikeJwt(secret) ? secret : looksLikeJwt(username) ? username : undefined
 }
 
 export const make = (options: Options) =>
@@ -35,17 +40,6 @@ export const make = (options: Options) =>
       HttpClient.mapRequest(HttpClientRequest.prependUrl(options.url.replace(/\/+$/, "")))
     )
     const timeout = options.timeout ?? Duration.seconds(3)
-    const maxClients = options.maxClients ?? 100_000
-    const tokens = new Map<string, string>()
-
-    const remember = (clientId: string, token: string) => {
-      tokens.delete(clientId)
-      tokens.set(clientId, token)
-      if (tokens.size > maxClients) {
-        const oldest = tokens.keys().next()
-        if (oldest.done !== true) tokens.delete(oldest.value)
-      }
-    }
 
     /** True for a 2xx answer; everything else (including failures to ask) is false. */
     const ask = (path: string, token: string, body: unknown) =>
@@ -62,25 +56,21 @@ export const make = (options: Options) =>
         )
       )
 
+    /** An ACL check with the token the client connected with (none: a will without its connection). */
+    const acl = (brokerClient: EmbeddedBroker.BrokerClient, topic: string, acc: number) => {
+      const token = tokenOf(brokerClient)
+      return token === undefined
+        ? Effect.succeed(false)
+        : ask("/mqtt/acl", token, { clientid: brokerClient.clientId, topic, acc })
+    }
+
     const authorizer: EmbeddedBroker.BrokerAuthorizer = {
-      authenticate: ({ clientId, password, username }) => {
-        const secret = password === undefined ? undefined : Redacted.value(password)
-        const token = looksLikeJwt(secret) ? secret : looksLikeJwt(username) ? username : undefined
-        if (token === undefined) return Effect.succeed(false)
-        return Effect.tap(ask("/mqtt/user", token, null), (ok) => Effect.sync(() => ok && remember(clientId, token)))
+      authenticate: (request) => {
+        const token = tokenOf(request)
+        return token === undefined ? Effect.succeed(false) : ask("/mqtt/user", token, null)
       },
-      authorizePublish: (brokerClient, topic) => {
-        const token = tokens.get(brokerClient.clientId)
-        return token === undefined
-          ? Effect.succeed(false)
-          : ask("/mqtt/acl", token, { clientid: brokerClient.clientId, topic, acc: 2 })
-      },
-      authorizeSubscribe: (brokerClient, filter) => {
-        const token = tokens.get(brokerClient.clientId)
-        return token === undefined
-          ? Effect.succeed(false)
-          : ask("/mqtt/acl", token, { clientid: brokerClient.clientId, topic: filter, acc: 4 })
-      }
+      authorizePublish: (brokerClient, topic) => acl(brokerClient, topic, 2),
+      authorizeSubscribe: (brokerClient, filter) => acl(brokerClient, filter, 4)
     }
     return authorizer
   })

@@ -104,6 +104,20 @@ layer(TestLive, { excludeTestServices: true, timeout: "60 seconds" })("embedded 
       expect(adminInbox.map((m) => m.payload)).not.toContain("forged")
     }))
 
+  it.scoped("each connection is checked with the token it connected with, also under a reused client id", () =>
+    Effect.gen(function*() {
+      const mint = yield* tokens
+      const viewer = yield* connect(yield* mint("viewer"), "shared-id")
+      expect(yield* subscribe(viewer, "rec/#")).toBe(128)
+      // The same client id with an administrator's token takes the session over.
+      const closed = Effect.async<void>((resume) => {
+        viewer.once("close", () => resume(Effect.void))
+      })
+      const admin = yield* connect(yield* mint("admin"), "shared-id")
+      yield* closed.pipe(Effect.timeout(Duration.seconds(5)))
+      expect(yield* subscribe(admin, "rec/#")).toBe(0)
+    }))
+
   it.scoped("an invalid, expired or missing token is refused at connect", () =>
     Effect.gen(function*() {
       const mint = yield* tokens
