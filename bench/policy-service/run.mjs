@@ -3,6 +3,7 @@
 // the same run (README.md). Needs a build: `pnpm build` (or tsc -b services/policy).
 //
 //   node bench/policy-service/run.mjs [--duration 10] [--connections 50] [--rate 1000]
+//   taskset -c 0 node bench/policy-service/run.mjs --pin 1    # servers on CPU 1, autocannon on 0
 //
 // 1. starts the dev identity provider and the echo server, each in its own process, and gets a
 //    real access token from the identity provider (password grant, user `editor`);
@@ -11,7 +12,8 @@
 // 3. the same for POST /authorize of the policy service (`node services/policy/dist/main.js`,
 //    own process, logs to /dev/null) with the same body, twice: default settings (access log and
 //    audit records), then with POLICY_ACCESS_LOG=false (audit records only);
-// 4. prints a table and writes bench/results/policy-service.json.
+// 4. prints a table (with the server's CPU time per request, from /proc/<pid>/stat) and writes
+//    bench/results/policy-service.json.
 /* global fetch, URLSearchParams */
 import { execSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
@@ -31,7 +33,8 @@ const { values } = parseArgs({
     duration: { type: "string", default: "10" },
     connections: { type: "string", default: "50" },
     rate: { type: "string", default: "1000" },
-    warmup: { type: "string", default: "3" }
+    warmup: { type: "string", default: "3" },
+    pin: { type: "string" }
   }
 })
 const duration = Number(values.duration)
@@ -70,7 +73,11 @@ const startProcess = (name, file, env) => {
     console.error(`${file} is missing: build first (pnpm build)`)
     process.exit(2)
   }
-  const child = spawn(process.execPath, [path.join(root, file)], {
+  // --pin N: the servers run on CPU N only (start this script on another CPU with taskset).
+  const [command, args] = values.pin === undefined
+    ? [process.execPath, [path.join(root, file)]]
+    : ["taskset", ["-c", values.pin, process.execPath, path.join(root, file)]]
+  const child = spawn(command, args, {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ["ignore", name === "echo" ? "pipe" : "ignore", "inherit"]
@@ -194,7 +201,8 @@ const results = {
     cores: os.cpus().length,
     memory_gb: Math.round(os.totalmem() / 2 ** 30),
     platform: `${os.platform()} ${os.release()}`,
-    load_average_1m: Math.round(os.loadavg()[0] * 100) / 100
+    load_average_1m: Math.round(os.loadavg()[0] * 100) / 100,
+    servers_pinned_to_cpu: values.pin ?? null
   },
   node: process.version,
   body_bytes: Buffer.byteLength(body),
