@@ -312,6 +312,11 @@ export const make = <E, R>(
       return generic(request, info, fiber)
     }).pipe(Effect.uninterruptible)
 
+    /** A request whose client went away before its body arrived: only the access log line. */
+    const abandoned = Effect.withFiberRuntime<void>((fiber) =>
+      accessLog(Context.get(fiber.currentContext, CurrentRequest), 499) ?? Effect.void
+    )
+
     return (nodeRequest, nodeResponse) => {
       const url = nodeRequest.url ?? "/"
       const info: RequestInfo = {
@@ -332,16 +337,22 @@ export const make = <E, R>(
         services.set(CurrentRequest.key, info)
         fiber = Runtime.runFork(
           Runtime.make({ context: Context.unsafeMake(services), fiberRefs: runtime.fiberRefs, runtimeFlags: runtime.runtimeFlags }),
-          pipeline
+          closed ? abandoned : pipeline
         )
-        if (closed && !nodeResponse.writableEnded) fiber.unsafeInterruptAsFork(HttpServerError.clientAbortFiberId)
       }
       nodeResponse.on("close", () => {
         closed = true
         if (fiber !== undefined && !nodeResponse.writableEnded) fiber.unsafeInterruptAsFork(HttpServerError.clientAbortFiberId)
       })
-      if (readsAhead(nodeRequest)) request.readAhead(maxBody, start)
-      else start()
+      if (readsAhead(nodeRequest)) {
+        request.readAhead(maxBody, () => {
+          // The body ended with the connection: the client went away (its `close` may come later).
+          if (nodeRequest.socket.destroyed) closed = true
+          start()
+        })
+      } else {
+        start()
+      }
     }
   })
 

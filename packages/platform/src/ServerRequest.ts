@@ -66,6 +66,7 @@ class Body {
       source.off("data", onData)
       source.off("end", onEnd)
       source.off("error", onError)
+      source.off("close", onClose)
       this.result = result
       const waiters = this.waiters ?? []
       this.waiters = undefined
@@ -83,9 +84,12 @@ class Body {
     }
     const onEnd = () => done(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size))
     const onError = (error: Error) => done(error)
+    // A connection closed before the end of the body (`end` or `error` come first otherwise).
+    const onClose = () => done(new Error("the connection closed before the body was complete"))
     source.on("data", onData)
     source.on("end", onEnd)
     source.on("error", onError)
+    source.on("close", onClose)
   }
 }
 

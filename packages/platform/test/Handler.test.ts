@@ -12,7 +12,9 @@ import { ServiceKit } from "@rec/platform"
 import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as Http from "node:http"
@@ -97,11 +99,24 @@ const raw = (
     request.end()
   })
 
+/** Access log lines: status by path. */
+const accessLines: Array<{ path: unknown; status: unknown }> = []
+const CaptureLogs = Logger.replace(
+  Logger.defaultLogger,
+  Logger.make(({ annotations }) => {
+    const fields = Object.fromEntries(HashMap.toEntries(annotations))
+    if (fields["http.status"] !== undefined) accessLines.push({ path: fields["http.path"], status: fields["http.status"] })
+  })
+)
+
 const port = Effect.map(HttpServer.HttpServer, (server) => server.address._tag === "TcpAddress" ? server.address.port : 0)
 
 describe("the kit's request handler", () => {
   layer(
-    ServiceKit.serveTest(ExampleApi, { service, port: 0, maxBodySize: 64, routes: Routes }).pipe(Layer.provide(ItemsLive)),
+    ServiceKit.serveTest(ExampleApi, { service, port: 0, maxBodySize: 64, routes: Routes }).pipe(
+      Layer.provide(ItemsLive),
+      Layer.provide(CaptureLogs)
+    ),
     { excludeTestServices: true }
   )("on the socket", (it) => {
     it.effect("text, JSON, bytes and form bodies are views of one read", () =>
@@ -163,6 +178,29 @@ describe("the kit's request handler", () => {
         const answer = yield* raw(yield* port, { method: "GET", path: "/challenge" })
         expect(answer.status).toBe(401)
         expect(answer.headers["www-authenticate"]).toBe("Bearer")
+      }))
+
+    it.effect("a client that goes away in the middle of its body leaves nothing behind", () =>
+      Effect.gen(function*() {
+        const p = yield* port
+        const request = Http.request({
+          host: "127.0.0.1",
+          port: p,
+          method: "POST",
+          path: "/echo",
+          headers: { "content-type": "application/json", "content-length": "40" },
+          agent: false
+        })
+        request.on("error", () => undefined)
+        request.write('{"half":')
+        yield* Effect.sleep("50 millis")
+        accessLines.length = 0
+        request.destroy()
+        // Logged as closed by the client (499), nothing sent; the server answers the next request.
+        yield* eventually(() => accessLines.length > 0 ? true : undefined)
+        expect(accessLines).toEqual([{ path: "/echo", status: 499 }])
+        const next = yield* raw(p, { method: "POST", path: "/echo", headers: { "content-type": "application/json" }, chunks: ["{}"] })
+        expect(next.status).toBe(200)
       }))
 
     it.effect("a client that goes away interrupts its handler", () =>
