@@ -76,6 +76,10 @@ const pathOf = (url: string): string => {
   return q === -1 ? url : url.slice(0, q)
 }
 
+function copyInto(this: Map<string, unknown>, value: unknown, key: string) {
+  this.set(key, value)
+}
+
 /** Bodies up to this size are read before the request's fiber starts. */
 const readAheadLimit = 64 * 1024
 
@@ -332,7 +336,9 @@ export const make = <E, R>(
       let fiber: Fiber.RuntimeFiber<void, unknown> | undefined
       let closed = false
       const start = () => {
-        const services = new Map(base)
+        // Copied with `forEach`: `new Map(base)` allocates an entry array per service.
+        const services = new Map<string, unknown>()
+        base.forEach(copyInto, services)
         services.set(HttpServerRequest.HttpServerRequest.key, request)
         services.set(CurrentRequest.key, info)
         fiber = Runtime.runFork(
