@@ -15,19 +15,11 @@
 //    audit records), then with POLICY_ACCESS_LOG=false (audit records only);
 // 4. prints a table (with the server's CPU time per request, from /proc/<pid>/stat) and writes
 //    bench/results/policy-service.json.
-/* global fetch, URLSearchParams */
-import { execSync, spawn } from "node:child_process"
-import * as fs from "node:fs"
-import { createRequire } from "node:module"
-import * as net from "node:net"
 import * as os from "node:os"
+import * as fs from "node:fs"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-// autocannon is a devDependency of the policy service package.
-const autocannon = createRequire(path.join(root, "services/policy/package.json"))("autocannon")
+import { body, cpuMicros, identityProvider, root, run, startPolicy, startProcess, stopAll } from "./harness.mjs"
 
 const { values } = parseArgs({
   options: {
@@ -42,73 +34,8 @@ const duration = Number(values.duration)
 const connections = Number(values.connections)
 const rate = Number(values.rate)
 const warmup = Number(values.warmup)
-
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
-
-const ticksPerSecond = (() => {
-  try {
-    return Number(execSync("getconf CLK_TCK").toString().trim()) || 100
-  } catch {
-    return 100
-  }
-})()
-
-/** User + system CPU time of a process, in microseconds (robust on a shared machine). */
-const cpuMicros = (pid) => {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-  return ((Number(fields[11]) + Number(fields[12])) / ticksPerSecond) * 1e6
-}
-
-const children = []
-const startProcess = (name, file, env) => {
-  if (!fs.existsSync(path.join(root, file))) {
-    console.error(`${file} is missing: build first (pnpm build)`)
-    process.exit(2)
-  }
-  // --pin N: the servers run on CPU N only (start this script on another CPU with taskset).
-  const [command, args] = values.pin === undefined
-    ? [process.execPath, [path.join(root, file)]]
-    : ["taskset", ["-c", values.pin, process.execPath, path.join(root, file)]]
-  const child = spawn(command, args, {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", name === "echo" ? "pipe" : "ignore", "inherit"]
-  })
-  children.push(child)
-  return child
-}
-const stopAll = () => {
-  for (const child of children) child.kill("SIGTERM")
-}
-process.on("exit", stopAll)
-process.on("SIGINT", () => process.exit(130))
-
-const waitFor = async (url, init) => {
-  for (let i = 0; i < 200; i++) {
-    try {
-      const response = await fetch(url, init)
-      if (response.status < 500) return response
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  throw new Error(`${url} did not come up`)
-}
-
-const run = (options) =>
-  new Promise((resolve, reject) => {
-    autocannon({ pipelining: 1, ...options }, (error, result) => (error ? reject(error) : resolve(result)))
-  })
+// --pin N: the servers run on CPU N only (start this script on another CPU with taskset).
+const pin = values.pin
 
 /** A run against the server process `pid`, with the server's CPU time per answered request. */
 const measured = async (pid, options) => {
@@ -126,31 +53,9 @@ const summary = (result) => ({
   errors: result.errors + result.timeouts
 })
 
-const idpPort = await freePort()
-const issuer = `http://127.0.0.1:${idpPort}`
-startProcess("idp", "packages/dev-idp/dist/main.js", {
-  PORT: String(idpPort),
-  HOST: "127.0.0.1",
-  DEV_IDP_ISSUER: issuer,
-  LOG_LEVEL: "warn"
-})
-const echo = startProcess("echo", "bench/policy-service/echo-server.mjs", {})
+const { issuer, token } = await identityProvider({ pin })
+const echo = startProcess("bench/policy-service/echo-server.mjs", { pin, stdout: "pipe" })
 const echoPort = await new Promise((resolve) => echo.stdout.once("data", (line) => resolve(Number(String(line).trim()))))
-await waitFor(`${issuer}/health`)
-
-const tokenResponse = await fetch(`${issuer}/protocol/openid-connect/token`, {
-  method: "POST",
-  headers: { authorization: `Basic ${Buffer.from("rec-cli:dev-only-secret-rec-cli").toString("base64")}` },
-  body: new URLSearchParams({ grant_type: "password", username: "editor", password: "editor" })
-})
-const token = (await tokenResponse.json()).access_token
-
-// A realistic question: an editor's client asks whether it may write an internal dataset.
-const body = JSON.stringify({
-  resource: { type: "dataset", id: "meters-2024-q3", attributes: { access_level: "internal", owner: "it-energy-community" } },
-  action: { name: "write", context: { reason: "monthly import" } },
-  context: { client_ip: "10.0.0.7" }
-})
 const echoTarget = { url: `http://127.0.0.1:${echoPort}/`, method: "POST", headers: { "content-type": "application/json" }, body }
 
 /**
@@ -169,29 +74,8 @@ const measureServer = async (pid, target) => {
 
 /** Starts the policy service with `env`, measures it, stops it. */
 const measurePolicy = async (env) => {
-  const policyPort = await freePort()
-  const policy = startProcess("policy", "services/policy/dist/main.js", {
-    PORT: String(policyPort),
-    HOST: "127.0.0.1",
-    PLATFORM_OIDC_BASE_URL: issuer,
-    PLATFORM_POLICIES_POLICIES_DIR: path.join(root, "policies"),
-    POLICY_WATCH: "false",
-    ...env
-  })
-  await waitFor(`http://127.0.0.1:${policyPort}/ready`)
-  const authorize = {
-    url: `http://127.0.0.1:${policyPort}/authorize`,
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "x-source-service": "bench" },
-    body
-  }
-  const check = await fetch(authorize.url, authorize)
-  const answer = await check.json()
-  if (check.status !== 200 || answer.allowed !== true) {
-    console.error("unexpected answer from /authorize:", check.status, answer)
-    process.exit(1)
-  }
-  const { fixed, max } = await measureServer(policy.pid, authorize)
+  const { policy, target } = await startPolicy({ issuer, token, env, pin })
+  const { fixed, max } = await measureServer(policy.pid, target)
   policy.kill("SIGTERM")
   return { max, fixed }
 }

@@ -35,6 +35,8 @@ export const volatileEnvironment: ReadonlySet<string> = new Set(["request_id", "
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
+const hasOwn = Object.prototype.hasOwnProperty
+
 /** `{k: v}` with sorted keys, members rendered by `member`; `undefined` members are skipped. */
 const sortedObject = (
   object: Record<string, unknown>,
@@ -50,11 +52,66 @@ const sortedObject = (
   return "{" + parts.join(",") + "}"
 }
 
+const stableMember = (_: string, value: unknown): string => stableStringify(value)
+
+/**
+ * `stableStringify` of a record, without sorting when its keys already come in sorted order
+ * (records of a few keys mostly do) and without intermediate arrays: the members are appended to
+ * one string as the keys are visited. At the first key out of order it starts again with
+ * `sortedObject`.
+ */
+const stableRecord = (object: Record<string, unknown>, skip?: ReadonlySet<string>): string => {
+  let out = "{"
+  let previous = ""
+  for (const key in object) {
+    // An inherited enumerable key (a polluted prototype) or a key out of order: sort.
+    if (!hasOwn.call(object, key) || key < previous) return sortedObject(object, stableMember, skip)
+    previous = key
+    const value = object[key]
+    if (value === undefined || (skip !== undefined && skip.has(key))) continue
+    // `out` is longer than "{" once it holds a member.
+    out += (out.length === 1 ? "" : ",") + JSON.stringify(key) + ":" + stableStringify(value)
+  }
+  return out + "}"
+}
+
+/** A record whose keys are known in advance: its possible keys, sorted, and their JSON names. */
+interface Shape {
+  readonly names: ReadonlyArray<string>
+  readonly prefixes: ReadonlyArray<string>
+}
+
+const shape = (...names: ReadonlyArray<string>): Shape => {
+  const sorted = [...names].sort()
+  return { names: sorted, prefixes: sorted.map((name) => JSON.stringify(name) + ":") }
+}
+
+/**
+ * `stableStringify` of a value expected to be a record of `shape`: its members are written in the
+ * shape's order, whatever the order of its keys; anything else goes to `stableStringify`.
+ */
+const shapedRecord = (value: unknown, { names, prefixes }: Shape): string => {
+  if (!isRecord(value)) return stableStringify(value)
+  for (const key in value) {
+    if (!names.includes(key) || !hasOwn.call(value, key)) return stableRecord(value)
+  }
+  let out = "{"
+  for (let i = 0; i < names.length; i++) {
+    const member = value[names[i]]
+    if (member !== undefined) out += (out.length === 1 ? "" : ",") + prefixes[i] + stableStringify(member)
+  }
+  return out + "}"
+}
+
 /** JSON with object keys sorted (`skip` names top-level keys to leave out). */
 export const stableStringify = (value: unknown, skip?: ReadonlySet<string>): string => {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null"
-  if (Array.isArray(value)) return "[" + value.map((v) => stableStringify(v)).join(",") + "]"
-  return sortedObject(value as Record<string, unknown>, (_, v) => stableStringify(v), skip)
+  if (Array.isArray(value)) {
+    let out = "["
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? "" : ",") + stableStringify(value[i])
+    return out + "]"
+  }
+  return stableRecord(value as Record<string, unknown>, skip)
 }
 
 const stableSubject = (subject: unknown): string =>
@@ -81,12 +138,41 @@ const subjectDigest = (subject: unknown): string => {
 
 const subjectKey: ReadonlySet<string> = new Set(["subject"])
 
+/** The top-level keys of a `PolicyInput`, the ones `keyOf` serialises without looking for others. */
+const inputKeys: ReadonlyArray<string> = ["subject", "resource", "action", "environment"]
+const resourceShape = shape("type", "id", "attributes")
+const actionShape = shape("name", "context")
+
 /**
  * The cache key of a decision: the package, the digest of the stable subject, and the rest of
- * the stable input (small: resource, action, environment) as it is.
+ * the stable input (small: resource, action, environment) as JSON with sorted keys.
+ *
+ * An input of the `PolicyInput` shape (no top-level keys but subject, resource, action and
+ * environment; resource and action with their own keys only) is written in the sorted order of
+ * those names directly, without collecting or sorting keys; the free-form records (attributes,
+ * context, environment) are written as their keys are visited, sorted only when those come out
+ * of order. The key is the same string as the sorted JSON of any other input
+ * (`test/DecisionCache.test.ts` checks it against that on generated inputs), for a fraction of
+ * the work and garbage (docs/performance.md, "Policy service").
  */
 export const keyOf = (pkg: string, input: unknown): string => {
   if (!isRecord(input)) return `${pkg}\u0000${stableStringify(input)}`
+  for (const key in input) {
+    if (!inputKeys.includes(key) || !hasOwn.call(input, key)) return genericKeyOf(pkg, input)
+  }
+  let rest = "{"
+  if (input.action !== undefined) rest += `"action":` + shapedRecord(input.action, actionShape)
+  if (input.environment !== undefined) {
+    rest += (rest.length === 1 ? "" : ",") + `"environment":` + stableStringify(input.environment, volatileEnvironment)
+  }
+  if (input.resource !== undefined) {
+    rest += (rest.length === 1 ? "" : ",") + `"resource":` + shapedRecord(input.resource, resourceShape)
+  }
+  return `${pkg}\u0000${subjectDigest(input.subject)}\u0000${rest}}`
+}
+
+/** `keyOf` for an input with other top-level keys: every key sorted. */
+const genericKeyOf = (pkg: string, input: Record<string, unknown>): string => {
   const rest = sortedObject(
     input,
     (key, v) => stableStringify(v, key === "environment" ? volatileEnvironment : undefined),

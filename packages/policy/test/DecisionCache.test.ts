@@ -1,5 +1,77 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DecisionCache } from "@rec/policy"
+import * as FastCheck from "effect/FastCheck"
+import { createHash } from "node:crypto"
+
+/**
+ * The key as the first implementation built it, the definition the fast one must match byte for
+ * byte: the package, the SHA-256 of the subject as JSON with sorted keys (volatile claims left
+ * out), and the rest of the input as JSON with sorted keys (volatile environment fields left out).
+ */
+const referenceKeyOf = (pkg: string, input: unknown): string => {
+  const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+  const sorted = (object: Record<string, unknown>, member: (key: string, value: unknown) => string, skip?: ReadonlySet<string>) =>
+    "{" + Object.keys(object).sort().filter((key) => object[key] !== undefined && !skip?.has(key))
+      .map((key) => JSON.stringify(key) + ":" + member(key, object[key])).join(",") + "}"
+  const stable = (value: unknown, skip?: ReadonlySet<string>): string => {
+    if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null"
+    if (Array.isArray(value)) return "[" + value.map((v) => stable(v)).join(",") + "]"
+    return sorted(value as Record<string, unknown>, (_, v) => stable(v), skip)
+  }
+  if (!isRecord(input)) return `${pkg}\u0000${stable(input)}`
+  const subject = input.subject
+  const digest = isRecord(subject)
+    ? createHash("sha256").update(
+      sorted(subject, (key, v) => stable(v, key === "claims" ? DecisionCache.volatileClaims : undefined))
+    ).digest("base64url")
+    : stable(subject)
+  const rest = sorted(
+    input,
+    (key, v) => stable(v, key === "environment" ? DecisionCache.volatileEnvironment : undefined),
+    new Set(["subject"])
+  )
+  return `${pkg}\u0000${digest}\u0000${rest}`
+}
+
+/** A JSON object whose keys come in any order, some of them names the key treats specially. */
+const record = (value: FastCheck.Arbitrary<unknown>): FastCheck.Arbitrary<Record<string, unknown>> =>
+  FastCheck.dictionary(
+    FastCheck.oneof(
+      FastCheck.string({ maxLength: 6 }),
+      FastCheck.constantFrom("exp", "request_id", "timestamp", "trace_id", "type", "id", "name", "10", "9", "a", "b")
+    ),
+    value,
+    { maxKeys: 5 }
+  )
+
+const json = FastCheck.jsonValue({ maxDepth: 3 })
+
+/** `PolicyInput`-like values and near misses: extra keys, missing parts, wrong types. */
+const inputs: FastCheck.Arbitrary<unknown> = FastCheck.oneof(
+  FastCheck.record({
+    subject: FastCheck.oneof(
+      FastCheck.constant(null),
+      FastCheck.record({ id: FastCheck.string(), type: FastCheck.constantFrom("user", "service"), claims: record(json) })
+    ),
+    resource: FastCheck.oneof(
+      FastCheck.record({ type: FastCheck.string(), id: FastCheck.string(), attributes: record(json) }, { requiredKeys: [] }),
+      record(json),
+      json
+    ),
+    action: FastCheck.oneof(
+      FastCheck.record({ name: FastCheck.string(), context: record(json) }, { requiredKeys: [] }),
+      record(json),
+      json
+    ),
+    environment: FastCheck.oneof(record(json), json, FastCheck.constant(undefined)),
+    extra: json
+  }, { requiredKeys: ["subject", "resource", "action"] }).chain((input) => {
+    // The same members in any insertion order.
+    const entries = Object.entries(input)
+    return FastCheck.shuffledSubarray(entries, { minLength: entries.length }).map(Object.fromEntries)
+  }),
+  json
+)
 
 const input = (overrides: { claims?: Record<string, unknown>; environment?: Record<string, unknown>; groups?: Array<string> } = {}) => ({
   subject: {
@@ -26,6 +98,16 @@ const input = (overrides: { claims?: Record<string, unknown>; environment?: Reco
 })
 
 describe("DecisionCache.keyOf", () => {
+  it("is the sorted JSON of the stable input, on generated inputs", () => {
+    FastCheck.assert(
+      FastCheck.property(FastCheck.string({ maxLength: 8 }), inputs, (pkg, input) => {
+        expect(DecisionCache.keyOf(pkg, input)).toBe(referenceKeyOf(pkg, input))
+      }),
+      { numRuns: 5000 }
+    )
+    expect(DecisionCache.keyOf("p", input())).toBe(referenceKeyOf("p", input()))
+  })
+
   it("ignores the volatile claims and environment fields", () => {
     const a = DecisionCache.keyOf("rec.dataset.access", input())
     const b = DecisionCache.keyOf(
