@@ -10,6 +10,14 @@ const dir = locateSuite()
 
 describe("OPA v1 conformance suite", () => {
   if (dir === undefined) {
+    // CI (REC_REQUIRE_SERVICES=1) has the suite beside the repository: a missing suite there
+    // would silently stop guarding against regressions, so it is a failure, not a skip.
+    if (process.env["REC_REQUIRE_SERVICES"] === "1") {
+      it("finds the suite (REC_REQUIRE_SERVICES=1)", () => {
+        expect.fail("OPA's conformance suite not found: set REGO_CONFORMANCE_DIR or place it at <repo>/../shared/conformance/opa-v1")
+      })
+      return
+    }
     // The suite lives outside the repository; without it there is nothing to compare against.
     it.skip("skipped: suite not found (set REGO_CONFORMANCE_DIR, or place it at <repo>/../shared/conformance/opa-v1)", () => {})
     return
