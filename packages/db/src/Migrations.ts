@@ -172,12 +172,23 @@ const ensureSchema = (schema: string) =>
     )
   )
 
-const invalidSchema = (schema: string) =>
-  new MigrationFailed({
-    schema,
-    reason: "invalid",
-    message: `"${schema}" is not a valid schema name (lower-case letters, digits and underscores)`
-  })
+/** The migrations of `options`, sorted, or `MigrationFailed` (invalid) for a bad schema name or set. */
+const checked = (options: RunOptions): Effect.Effect<ReadonlyArray<Migration>, MigrationFailed> => {
+  const { schema } = options
+  if (!isValidSchemaName(schema)) {
+    return Effect.fail(
+      new MigrationFailed({
+        schema,
+        reason: "invalid",
+        message: `"${schema}" is not a valid schema name (lower-case letters, digits and underscores)`
+      })
+    )
+  }
+  const { migrations, problems } = validate(options.migrations)
+  return problems.length > 0
+    ? Effect.fail(new MigrationFailed({ schema, reason: "invalid", message: problems.join("; ") }))
+    : Effect.succeed(migrations)
+}
 
 export interface RunOptions {
   /** The service's schema (`DatabaseConfig.schema`). */
@@ -194,11 +205,7 @@ export const run = (
 ): Effect.Effect<ReadonlyArray<readonly [id: number, name: string]>, MigrationFailed | SqlError, SqlClient> =>
   Effect.gen(function*() {
     const { schema } = options
-    if (!isValidSchemaName(schema)) return yield* invalidSchema(schema)
-    const { migrations, problems } = validate(options.migrations)
-    if (problems.length > 0) {
-      return yield* new MigrationFailed({ schema, reason: "invalid", message: problems.join("; ") })
-    }
+    const migrations = yield* checked(options)
     const sql = yield* SqlClient
     yield* ensureSchema(schema)
 
@@ -267,11 +274,7 @@ export const status = (
 ): Effect.Effect<MigrationStatus, MigrationFailed | SqlError, SqlClient> =>
   Effect.gen(function*() {
     const { schema } = options
-    if (!isValidSchemaName(schema)) return yield* invalidSchema(schema)
-    const { migrations, problems } = validate(options.migrations)
-    if (problems.length > 0) {
-      return yield* new MigrationFailed({ schema, reason: "invalid", message: problems.join("; ") })
-    }
+    const migrations = yield* checked(options)
     const applied = (yield* tableExists(schema)) ? yield* readApplied(schema) : []
     const { error } = checkOrder(schema, migrations, applied)
     if (Option.isSome(error)) return yield* error.value
