@@ -10,20 +10,11 @@
 // the requests answered is its cost per request. That figure hardly depends on what else runs
 // on the machine, unlike requests/s. Rounds interleave the servers, so drift in the machine's
 // load affects them alike; the table shows the median and the range of the rounds.
-/* global fetch */
-import { execSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
-import { createRequire } from "node:module"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
-
-const here = path.dirname(fileURLToPath(import.meta.url))
-const root = path.resolve(here, "../..")
-// autocannon is a devDependency of the policy service package.
-const autocannon = createRequire(path.join(root, "services/policy/package.json"))("autocannon")
+import { cpuMicros, freePort, root, run, startProcess, waitFor } from "../lib/processes.mjs"
 
 const { values } = parseArgs({
   options: {
@@ -46,60 +37,14 @@ if (!fs.existsSync(path.join(root, "packages/platform/dist/index.js"))) {
   process.exit(2)
 }
 
-const ticksPerSecond = (() => {
-  try {
-    return Number(execSync("getconf CLK_TCK").toString().trim()) || 100
-  } catch {
-    return 100
-  }
-})()
-
-/** User + system CPU time of a process, in microseconds. */
-const cpuMicros = (pid) => {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-  // Fields after the command name (which may contain spaces) start at index 2 (state).
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-  return ((Number(fields[11]) + Number(fields[12])) / ticksPerSecond) * 1e6
-}
-
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
-
-const children = []
-process.on("exit", () => {
-  for (const child of children) child.kill("SIGTERM")
-})
-process.on("SIGINT", () => process.exit(130))
-
-const waitFor = async (url) => {
-  for (let i = 0; i < 200; i++) {
-    try {
-      const response = await fetch(url)
-      if (response.status < 500) return
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  throw new Error(`${url} did not come up`)
-}
-
 const start = async (name, mode, env) => {
   const port = await freePort()
   const flags = values["cpu-prof"] && mode !== "raw" ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : []
-  const child = spawn(process.execPath, [...flags, path.join(here, "server.mjs"), mode], {
-    cwd: root,
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
-    stdio: ["ignore", "ignore", "inherit"]
+  const child = startProcess("bench/service-kit/server.mjs", {
+    nodeArgs: flags,
+    args: [mode],
+    env: { PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "info", ...env }
   })
-  children.push(child)
   await waitFor(`http://127.0.0.1:${port}/items/1`)
   return { name, port, pid: child.pid, child }
 }
@@ -115,11 +60,7 @@ const requests = {
   })
 }
 
-const load = (options, seconds) =>
-  new Promise((resolve, reject) => {
-    autocannon({ ...options, connections, pipelining: 1, duration: seconds }, (error, result) =>
-      error ? reject(error) : resolve(result))
-  })
+const load = (options, seconds) => run({ ...options, connections, duration: seconds })
 
 /** CPU µs per request and requests/s of one run against one server. */
 const measure = async (server, kind) => {
