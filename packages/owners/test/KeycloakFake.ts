@@ -137,32 +137,28 @@ export const startFakeKeycloak = (options: FakeKeycloakOptions): Effect.Effect<F
           if (body.alias !== undefined && body.alias !== existing.alias) {
             return send(res, 400, { errorMessage: "Cannot change the alias" })
           }
-          organizations.set(existing.id, {
-            id: existing.id,
-            name: body.name ?? existing.name,
-            alias: existing.alias,
-            enabled: body.enabled ?? true,
-            ...(body.description == null ? {} : { description: body.description }),
-            ...(body.redirectUrl == null ? {} : { redirectUrl: body.redirectUrl }),
-            attributes: body.attributes ?? {},
-            domains: body.domains ?? []
-          })
+          organizations.set(existing.id, whole(existing.id, { ...body, name: body.name ?? existing.name, alias: existing.alias }))
           return send(res, 204)
         }
         return send(res, 405, { error: "Method not allowed" })
       }
 
-      const store = (organization: Omit<Partial<StoredOrganization>, "id"> & { name: string; alias: string }) => {
-        const stored: StoredOrganization = {
-          id: randomUUID(),
-          name: organization.name,
-          alias: organization.alias,
-          enabled: organization.enabled ?? true,
-          ...(organization.description == null ? {} : { description: organization.description }),
-          ...(organization.redirectUrl == null ? {} : { redirectUrl: organization.redirectUrl }),
-          attributes: organization.attributes ?? {},
-          domains: organization.domains ?? []
-        }
+      type Fields = Omit<Partial<StoredOrganization>, "id"> & { name: string; alias: string }
+
+      /** The organization as a create or a PUT leaves it: what the body leaves out is reset. */
+      const whole = (id: string, organization: Fields): StoredOrganization => ({
+        id,
+        name: organization.name,
+        alias: organization.alias,
+        enabled: organization.enabled ?? true,
+        ...(organization.description == null ? {} : { description: organization.description }),
+        ...(organization.redirectUrl == null ? {} : { redirectUrl: organization.redirectUrl }),
+        attributes: organization.attributes ?? {},
+        domains: organization.domains ?? []
+      })
+
+      const store = (organization: Fields) => {
+        const stored = whole(randomUUID(), organization)
         organizations.set(stored.id, stored)
         return stored
       }
