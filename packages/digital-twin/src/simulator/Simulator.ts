@@ -82,10 +82,12 @@ const make = Effect.gen(function*() {
 
   const today = Effect.map(Clock.currentTimeMillis, Time.isoDate)
 
+  /** The days from `back` days before today to `ahead` days after it, oldest first. */
+  const daysAround = (back: number, ahead: number) =>
+    Effect.map(today, (day) => Array.from({ length: back + ahead + 1 }, (_, i) => Time.addDays(day, i - back)))
+
   /** The days held in the grid tables, oldest first. */
-  const windowDays = Effect.map(today, (day) =>
-    Array.from({ length: options.historyDays + options.forecastDays + 1 }, (_, i) => Time.addDays(day, i - options.historyDays))
-  )
+  const windowDays = daysAround(options.historyDays, options.forecastDays)
 
   const network = (id: string) => {
     const model = models.get(id)
@@ -214,13 +216,10 @@ const make = Effect.gen(function*() {
     }
   )
 
-  const trendDays = (back: number, ahead: number) =>
-    Effect.map(today, (day) => Array.from({ length: back + ahead + 1 }, (_, i) => Time.addDays(day, i - back)))
-
   const windTrend = Effect.fn("Simulator.windTrend")(function*(networkId: string) {
     const model = yield* network(networkId)
     const overhead = model.segments.filter(Grid.isOverhead)
-    return (yield* trendDays(1, 2)).map((date) => {
+    return (yield* daysAround(1, 2)).map((date) => {
       const regional = Grid.regionalGust(seed, model.spec, date)
       return { date, value: Math.max(...overhead.map((s) => Grid.windRisk(s, regional).gustExcess)) }
     })
@@ -229,7 +228,7 @@ const make = Effect.gen(function*() {
   const heatTrend = Effect.fn("Simulator.heatTrend")(function*(networkId: string) {
     const model = yield* network(networkId)
     const cables = model.segments.filter((s) => !Grid.isOverhead(s))
-    return (yield* trendDays(3, 2)).map((date) => ({
+    return (yield* daysAround(3, 2)).map((date) => ({
       date,
       value: Math.max(...cables.map((s) => Random.round(Grid.segmentMaxTemp(seed, model.spec, s, date), 1)))
     }))
