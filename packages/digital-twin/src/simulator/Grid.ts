@@ -289,6 +289,10 @@ export const dailyMaxTemp = (seed: string, spec: NetworkSpec, date: string, elev
 /** The 90th percentile of the season's daily maxima at an elevation (°C). */
 export const p90Threshold = (date: string, elevation: number): number => seasonalMax(date) - lapse(elevation) + 3.2
 
+/** Above the 90th percentile: WARNING; by 2 °C on the second hot day in a row or later: ALERT. */
+export const heatLevel = (temp: number, p90: number, consecutiveDays: number): KnownRiskLevel =>
+  temp > p90 + 2 && consecutiveDays >= 2 ? "ALERT" : temp > p90 ? "WARNING" : "LOW"
+
 export interface HeatRisk {
   readonly level: KnownRiskLevel
   readonly tempMax: number
@@ -312,7 +316,7 @@ export const heatRisk = (seed: string, spec: NetworkSpec, segment: Segment, date
     if (segmentMaxTemp(seed, spec, segment, day) > p90Threshold(day, elevation)) consecutive += 1
     else break
   }
-  const level: KnownRiskLevel = temp > p90 + 2 && consecutive >= 2 ? "ALERT" : temp > p90 ? "WARNING" : "LOW"
+  const level = heatLevel(temp, p90, consecutive)
   return { level, tempMax: Random.round(temp, 1), p90: Random.round(p90, 1), consecutiveDays: consecutive }
 }
 

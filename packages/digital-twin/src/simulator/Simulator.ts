@@ -423,7 +423,7 @@ const make = Effect.gen(function*() {
         }
         const day = Grid.heatRisk(seed, model.spec, segment, date)
         const temp = day.tempMax - Grid.heatDiurnalDrop(localHour)
-        const level = temp > day.p90 + 2 && day.consecutiveDays >= 2 ? "ALERT" : temp > day.p90 ? "WARNING" : "LOW"
+        const level = Grid.heatLevel(temp, day.p90, day.consecutiveDays)
         return riskEntry(segment, date, "heat", level, { valid_at: validAt, temp_c: Random.round(temp, 1), p90_threshold: day.p90 })
       })
       return page(items, payload, gridFetchers.risks_now)
