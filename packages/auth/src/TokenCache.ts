@@ -13,6 +13,7 @@
  *   token without `kid` is verified again. While a refresh of the key set is due (older than
  *   `jwksMaxAge`), hits are not served: the next verification fetches the keys.
  */
+import { ExpiringLru } from "@rec/platform"
 import * as Duration from "effect/Duration"
 import { hash } from "node:crypto"
 
@@ -38,7 +39,7 @@ export interface Entry<A> {
 }
 
 export class TokenCache<A> {
-  private readonly entries = new Map<string, Entry<A>>()
+  private readonly entries: ExpiringLru.ExpiringLru<Entry<A>>
   private readonly ttlMillis: number
   readonly enabled: boolean
 
@@ -48,6 +49,7 @@ export class TokenCache<A> {
   ) {
     this.ttlMillis = Duration.toMillis(Duration.decode(options.ttl))
     this.enabled = options.maxSize > 0 && this.ttlMillis > 0
+    this.entries = new ExpiringLru.ExpiringLru(options.maxSize, now)
   }
 
   get size(): number {
@@ -61,10 +63,6 @@ export class TokenCache<A> {
   get(key: string, generation: number, hasKid: (kid: string) => boolean): A | undefined {
     const entry = this.entries.get(key)
     if (entry === undefined) return undefined
-    if (entry.expiresAt <= this.now()) {
-      this.entries.delete(key)
-      return undefined
-    }
     if (entry.generation !== generation) {
       if (entry.kid === undefined || !hasKid(entry.kid)) {
         this.entries.delete(key)
@@ -72,9 +70,6 @@ export class TokenCache<A> {
       }
       entry.generation = generation
     }
-    // Re-inserting moves the entry to the most recently used end.
-    this.entries.delete(key)
-    this.entries.set(key, entry)
     return entry.value
   }
 
@@ -84,13 +79,7 @@ export class TokenCache<A> {
     const now = this.now()
     const expiresAt = Math.min(exp * 1000, now + this.ttlMillis)
     if (expiresAt <= now) return
-    this.entries.delete(key)
     this.entries.set(key, { value, expiresAt, kid, generation })
-    while (this.entries.size > this.options.maxSize) {
-      const oldest = this.entries.keys().next()
-      if (oldest.done === true) break
-      this.entries.delete(oldest.value)
-    }
   }
 
   clear(): void {

@@ -15,6 +15,7 @@
  * The cache is cleared whenever a new policy set is swapped in, so it never answers with the
  * rules of a replaced set.
  */
+import { ExpiringLru } from "@rec/platform"
 import { createHash } from "node:crypto"
 
 export const volatileClaims: ReadonlySet<string> = new Set([
@@ -198,16 +199,18 @@ export interface Stats {
   readonly size: number
 }
 
-/** LRU + TTL. Synchronous on purpose: it sits on the hot path of every decision. */
+/** LRU + TTL with hit and miss counts. Synchronous on purpose: it sits on the hot path of every decision. */
 export class LruTtlCache<A> {
-  private readonly entries = new Map<string, Entry<A>>()
+  private readonly entries: ExpiringLru.ExpiringLru<Entry<A>>
   private hits = 0
   private misses = 0
 
   constructor(
     readonly options: CacheOptions,
     private readonly now: () => number = Date.now
-  ) {}
+  ) {
+    this.entries = new ExpiringLru.ExpiringLru(options.maxSize, now)
+  }
 
   get enabled(): boolean {
     return this.options.enabled && this.options.maxSize > 0 && this.options.ttlMillis > 0
@@ -219,25 +222,12 @@ export class LruTtlCache<A> {
       this.misses++
       return undefined
     }
-    this.entries.delete(key)
-    if (entry.expiresAt <= this.now()) {
-      this.misses++
-      return undefined
-    }
-    // Re-inserting moves the entry to the most recently used end of the map.
-    this.entries.set(key, entry)
     this.hits++
     return entry.value
   }
 
   set(key: string, value: A): void {
-    this.entries.delete(key)
     this.entries.set(key, { value, expiresAt: this.now() + this.options.ttlMillis })
-    while (this.entries.size > this.options.maxSize) {
-      const oldest = this.entries.keys().next()
-      if (oldest.done === true) break
-      this.entries.delete(oldest.value)
-    }
   }
 
   clear(): void {
