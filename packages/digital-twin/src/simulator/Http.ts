@@ -10,12 +10,23 @@ import { gridFetchers } from "../GridSchemas.js"
 import * as Access from "./Access.js"
 import { Simulator } from "./Simulator.js"
 
-const unknownFetcher = (fetcher: string, entity: string, known: Record<string, number>) =>
-  new UnknownFetcher({
-    fetcher,
-    available: Object.keys(known),
-    message: `Unknown values fetcher '${fetcher}' for ${entity}`
-  })
+/** Any other fetcher id: 404 NotFound when the entity does not exist (`exists` fails), else UnknownFetcher. */
+const unknownFetcher = <E, R>(
+  exists: Effect.Effect<unknown, E, R>,
+  fetcher: string,
+  entity: string,
+  known: Record<string, number>
+) =>
+  Effect.zipRight(
+    exists,
+    Effect.fail(
+      new UnknownFetcher({
+        fetcher,
+        available: Object.keys(known),
+        message: `Unknown values fetcher '${fetcher}' for ${entity}`
+      })
+    )
+  )
 
 export const GridLive = HttpApiBuilder.group(DigitalTwinApi, "grid", (handlers) =>
   Effect.gen(function*() {
@@ -43,10 +54,7 @@ export const GridLive = HttpApiBuilder.group(DigitalTwinApi, "grid", (handlers) 
       .handle("unknown_fetcher", ({ path }) =>
         guard(
           path.network_id,
-          Effect.zipRight(
-            sim.network(path.network_id),
-            Effect.fail(unknownFetcher(path.fetcher, `network '${path.network_id}'`, gridFetchers))
-          )
+          unknownFetcher(sim.network(path.network_id), path.fetcher, `network '${path.network_id}'`, gridFetchers)
         ))
   }))
 
@@ -63,13 +71,7 @@ export const ParticipantsLive = HttpApiBuilder.group(DigitalTwinApi, "participan
       .handle("rec_flexibility_windows", ({ path, payload }) =>
         guard(path.sub, sim.flexibilityWindows(path.sub, payload.payload)))
       .handle("unknown_fetcher", ({ path }) =>
-        guard(
-          path.sub,
-          Effect.zipRight(
-            sim.participant(path.sub),
-            Effect.fail(unknownFetcher(path.fetcher, "participants", participantFetchers))
-          )
-        ))
+        guard(path.sub, unknownFetcher(sim.participant(path.sub), path.fetcher, "participants", participantFetchers)))
   }))
 
 export const CommunitiesLive = HttpApiBuilder.group(DigitalTwinApi, "communities", (handlers) =>
@@ -88,10 +90,7 @@ export const CommunitiesLive = HttpApiBuilder.group(DigitalTwinApi, "communities
       .handle("unknown_fetcher", ({ path }) =>
         guard(
           path.community_id,
-          Effect.zipRight(
-            sim.community(path.community_id),
-            Effect.fail(unknownFetcher(path.fetcher, `community '${path.community_id}'`, communityFetchers))
-          )
+          unknownFetcher(sim.community(path.community_id), path.fetcher, `community '${path.community_id}'`, communityFetchers)
         ))
   }))
 
