@@ -13,7 +13,7 @@ import { formatValue } from "../format.js"
 import { marshalGoJSON } from "./gojson.js"
 import { escapedPath, GoURLError, parseURL } from "./gourl.js"
 import { checkHTTPRequestKeys } from "./httprequest.js"
-import { type BuiltinDef, builtinError, operandError, typeError } from "./registry.js"
+import { asBuiltinError, type BuiltinDef, operandError, typeError } from "./registry.js"
 
 const REQUIRED_CONFIG = ["aws_access_key", "aws_region", "aws_secret_access_key", "aws_service"]
 
@@ -123,9 +123,8 @@ const signRequest = (reqV: Value, configV: Value, timeV: Value): Value => {
   const disable = objectGet(configV, "disable_payload_signing")
   if (disable !== undefined && typeof disable !== "boolean") throw operandError(2, "invalid value for 'disable_payload_signing' in AWS config")
 
-  let signature: ReturnType<typeof signV4>
-  try {
-    signature = signV4({
+  const signature = asBuiltinError(GoURLError, () =>
+    signV4({
       method: objectGet(reqV, "method") as string,
       url: objectGet(reqV, "url") as string,
       headers,
@@ -138,10 +137,7 @@ const signRequest = (reqV: Value, configV: Value, timeV: Value): Value => {
       timeNs,
       disablePayloadSigning: disable === true
     })
-  } catch (e) {
-    if (e instanceof GoURLError) throw builtinError(e.message)
-    throw e
-  }
+  )
 
   const signedHeaders: PlainObject = {}
   for (const [k, v] of headers) setOwn(signedHeaders, k, v)

@@ -7,21 +7,14 @@ import { type Value, compareStrings, fromJSON, objectEach, ObjectBuilder, parseN
 import { bool, obj, str } from "./args.js"
 import { Base64Error, base64UrlDecode, goBase64Decode } from "./gobase64.js"
 import { marshalGoJSON } from "./gojson.js"
-import { type BuiltinDef, builtinError, operandError } from "./registry.js"
+import { asBuiltinError, type BuiltinDef, builtinError, operandError } from "./registry.js"
 
 const utf8 = new TextDecoder("utf-8")
 const enc = new TextEncoder()
 
 
 /** Go's base64 decoding (base64.* builtins): errors become builtin errors with Go's text. */
-const decodeBase64 = (s: string, url: boolean): Uint8Array => {
-  try {
-    return url ? base64UrlDecode(s) : goBase64Decode(s)
-  } catch (e) {
-    if (e instanceof Base64Error) throw builtinError(e.message)
-    throw e
-  }
-}
+const decodeBase64 = (s: string, url: boolean): Uint8Array => asBuiltinError(Base64Error, () => (url ? base64UrlDecode(s) : goBase64Decode(s)))
 
 const bytesToString = (b: Uint8Array): string => utf8.decode(b)
 

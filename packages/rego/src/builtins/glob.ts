@@ -8,7 +8,7 @@ import { PatternCache } from "../re2/cache.js"
 import { Regexp, RegexpSyntaxError } from "../re2/regexp.js"
 import { str } from "./args.js"
 import { meterOf } from "./regex.js"
-import { type BuiltinContext, type BuiltinDef, builtinError, elementTypeError, typeError } from "./registry.js"
+import { asBuiltinError, type BuiltinContext, type BuiltinDef, builtinError, elementTypeError, typeError } from "./registry.js"
 
 /** A code point as an RE2 literal (letters and digits as themselves, anything else as \x{...}). */
 const lit = (cp: number): string => (/[A-Za-z0-9]/.test(String.fromCodePoint(cp)) ? String.fromCodePoint(cp) : `\\x{${cp.toString(16)}}`)
@@ -91,14 +91,8 @@ const globPattern = (pattern: string, delimiters: readonly string[]): string => 
   return "^(?:" + parse(false) + ")$"
 }
 
-const compileGlob = (pattern: string, delimiters: readonly string[], ctx: BuiltinContext): Regexp => {
-  try {
-    return Regexp.compile(globPattern(pattern, delimiters), meterOf(ctx))
-  } catch (e) {
-    if (e instanceof RegexpSyntaxError) throw builtinError(e.message)
-    throw e
-  }
-}
+const compileGlob = (pattern: string, delimiters: readonly string[], ctx: BuiltinContext): Regexp =>
+  asBuiltinError(RegexpSyntaxError, () => Regexp.compile(globPattern(pattern, delimiters), meterOf(ctx)))
 
 /** Compiled patterns: policies use a bounded set of patterns. */
 const cache = new PatternCache()

@@ -10,7 +10,7 @@
 // character. The two agree on every pattern the suite exercises.
 
 import { str } from "./args.js"
-import { type BuiltinDef, builtinError } from "./registry.js"
+import { asBuiltinError, type BuiltinDef } from "./registry.js"
 
 /** A token matches one character from `chars`, or any character when `chars` is undefined. */
 interface Token {
@@ -126,18 +126,12 @@ export const globsMatch: BuiltinDef[] = [
     fn: ([a, b], ctx) => {
       const x = str(a, 1)
       const y = str(b, 2)
-      try {
-        const g1 = tokenize(x)
-        const g2 = tokenize(y)
-        // OPA's library answers true for two empty patterns (and false for "" against "a*").
-        if (g1.length === 0 && g2.length === 0) return true
-        // The search visits (and allocates) one state per pair of positions.
-        ctx.charge(((g1.length + 1) * (g2.length + 1)) >> 2)
-        return globsIntersect(g1, g2)
-      } catch (e) {
-        if (e instanceof GlobSyntaxError) throw builtinError(e.message)
-        throw e
-      }
+      const [g1, g2] = asBuiltinError(GlobSyntaxError, () => [tokenize(x), tokenize(y)])
+      // OPA's library answers true for two empty patterns (and false for "" against "a*").
+      if (g1.length === 0 && g2.length === 0) return true
+      // The search visits (and allocates) one state per pair of positions.
+      ctx.charge(((g1.length + 1) * (g2.length + 1)) >> 2)
+      return globsIntersect(g1, g2)
     }
   }
 ]

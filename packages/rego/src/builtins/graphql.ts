@@ -10,7 +10,7 @@ import { type QueryDocument, type SchemaDocument, DecodeError, decodeQueryDocume
 import { GqlError, parseQuery, parseSchema } from "./graphql-parser.js"
 import { type Schema, validateSchemaDocument } from "./graphql-schema.js"
 import { type CompiledSchema, ConversionError, compileSchema, validateQuery } from "./graphql-validate.js"
-import { type BuiltinDef, BuiltinError, builtinError, typeError } from "./registry.js"
+import { asBuiltinError, type BuiltinDef, BuiltinError, builtinError, typeError } from "./registry.js"
 
 /** Go's strings.SplitN. */
 const splitN = (s: string, sep: string, n: number): string[] => {
@@ -54,14 +54,7 @@ const schemaFromString = (s: string): SchemaDocument => {
   return r.doc
 }
 
-const decoded = <T>(decode: (v: Value) => T, v: Value): T => {
-  try {
-    return decode(v)
-  } catch (e) {
-    if (e instanceof DecodeError) throw builtinError(e.message)
-    throw e
-  }
-}
+const decoded = <T>(decode: (v: Value) => T, v: Value): T => asBuiltinError(DecodeError, () => decode(v))
 
 /** A query operand: GraphQL text or an AST object (OPA's objectToQueryDocument). */
 const queryOperand = (v: Value, pos: number): QueryDocument => {

@@ -16,7 +16,7 @@ import { compareStrings, isObject, objectEntries, RegoSet, type Value, formatNum
 import { parseTime } from "./gotime.js"
 import type { Regexp } from "../re2/regexp.js"
 import { compileRegex, meterOf } from "./regex.js"
-import { type BuiltinContext, type BuiltinDef, builtinError } from "./registry.js"
+import { asBuiltinError, type BuiltinContext, type BuiltinDef } from "./registry.js"
 
 // ---------------------------------------------------------------------------------------------
 // JSON documents with exact numbers
@@ -1262,15 +1262,7 @@ export const jsonSchema: BuiltinDef[] = [
     name: "json.match_schema",
     arity: 2,
     fn: ([document, schema], ctx) => {
-      let s: Sub
-      let doc: J
-      try {
-        doc = load(document)
-        s = within(ctx, () => schemaOf(schema))
-      } catch (e) {
-        if (e instanceof SchemaError) throw builtinError(e.message)
-        throw e
-      }
+      const [doc, s] = asBuiltinError(SchemaError, () => [load(document), within(ctx, () => schemaOf(schema))] as const)
       const r = within(ctx, () => validateWith(s, doc, ROOT))
       const errors: Value[] = r.errors.map((e) => ({ error: `${e.field}: ${e.description}`, type: e.type, field: e.field, desc: e.description }))
       return [r.valid, errors]

@@ -5,7 +5,7 @@
 import { PatternCache } from "../re2/cache.js"
 import { type Meter, Regexp, RegexpSyntaxError } from "../re2/regexp.js"
 import { int, str } from "./args.js"
-import { type BuiltinContext, type BuiltinDef, builtinError } from "./registry.js"
+import { asBuiltinError, type BuiltinContext, type BuiltinDef, builtinError } from "./registry.js"
 
 const cache = new PatternCache()
 
@@ -15,14 +15,8 @@ export const meterOf =
   (n) =>
     ctx.charge(n)
 
-const compileUncached = (pattern: string, ctx: BuiltinContext | undefined): Regexp => {
-  try {
-    return Regexp.compile(pattern, ctx === undefined ? undefined : meterOf(ctx))
-  } catch (e) {
-    if (e instanceof RegexpSyntaxError) throw builtinError(e.message)
-    throw e
-  }
-}
+const compileUncached = (pattern: string, ctx: BuiltinContext | undefined): Regexp =>
+  asBuiltinError(RegexpSyntaxError, () => Regexp.compile(pattern, ctx === undefined ? undefined : meterOf(ctx)))
 
 /** A compiled Go regexp (cached); throws a builtin error with Go's message for invalid patterns. */
 export const compileRegex = (pattern: string, ctx?: BuiltinContext): Regexp => cache.getOrCompile(pattern, () => compileUncached(pattern, ctx))

@@ -92,6 +92,20 @@ export const operandError = (pos: number, message: string): BuiltinError => new 
 /** A failure of the builtin itself (`eval_builtin_error`), not of its operand types. */
 export const builtinError = (message: string): BuiltinError => new BuiltinError("eval_builtin_error", message)
 
+/**
+ * Runs `f`, turning an error of class `failure` (the failure of the library code a builtin calls:
+ * a Go-compatible parser, a regexp compiler, ...) into a builtin error with its message. Any
+ * other error propagates as it is.
+ */
+export const asBuiltinError = <T>(failure: abstract new (...args: never[]) => Error, f: () => T): T => {
+  try {
+    return f()
+  } catch (e) {
+    if (e instanceof failure) throw builtinError(e.message)
+    throw e
+  }
+}
+
 /** A registry: name to definition. */
 export class BuiltinRegistry {
   private readonly defs = new Map<string, BuiltinDef>()

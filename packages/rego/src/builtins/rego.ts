@@ -5,7 +5,7 @@ import { moduleJSON } from "../astjson.js"
 import { RegoCompileError } from "../errors.js"
 import { parseModule } from "../parser.js"
 import { str } from "./args.js"
-import { type BuiltinDef, builtinError } from "./registry.js"
+import { asBuiltinError, type BuiltinDef } from "./registry.js"
 
 export const regoBuiltins: BuiltinDef[] = [
   {
@@ -14,12 +14,7 @@ export const regoBuiltins: BuiltinDef[] = [
     fn: ([file, source]) => {
       const f = str(file, 1)
       const s = str(source, 2)
-      try {
-        return moduleJSON(parseModule(f, s))
-      } catch (e) {
-        if (e instanceof RegoCompileError) throw builtinError(e.message)
-        throw e
-      }
+      return asBuiltinError(RegoCompileError, () => moduleJSON(parseModule(f, s)))
     }
   }
 ]

@@ -14,7 +14,7 @@ import { stringifyJSON, toJSON } from "../json.js"
 import { isObject, objectEntries, RegoSet, type Value, formatNumber } from "../value.js"
 import { queryEscape } from "./encoding.js"
 import { obj, str } from "./args.js"
-import { type BuiltinDef, builtinError } from "./registry.js"
+import { asBuiltinError, type BuiltinDef } from "./registry.js"
 import { trimASCII } from "./strings.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -1007,12 +1007,7 @@ export const templates: BuiltinDef[] = [
     fn: ([t, vars], ctx) => {
       const source = str(t, 1)
       const v = obj(vars, 2)
-      try {
-        return renderTemplate(source, v, (n) => ctx.charge(n))
-      } catch (e) {
-        if (e instanceof TemplateError) throw builtinError(e.message)
-        throw e
-      }
+      return asBuiltinError(TemplateError, () => renderTemplate(source, v, (n) => ctx.charge(n)))
     }
   }
 ]

@@ -4,15 +4,13 @@
 import type { Value } from "../value.js"
 import { int, num, str } from "./args.js"
 import { civil, daysIn, formatTime, goDate, GoTimeError, type Instant, LAYOUT_CONSTANTS, LONG_DAYS, loadLocation, parseDuration, parseTime, UTC, type Zone } from "./gotime.js"
-import { type BuiltinDef, builtinError, typeError } from "./registry.js"
+import { asBuiltinError, type BuiltinDef, builtinError, typeError } from "./registry.js"
 
 const MIN_NS = -(1n << 63n)
 const MAX_NS = (1n << 63n) - 1n
 
-const rethrow = (e: unknown): never => {
-  if (e instanceof GoTimeError) throw builtinError(e.message)
-  throw e
-}
+/** Runs Go time code: its GoTimeError becomes a builtin error with Go's message. */
+const goTime = <T>(f: () => T): T => asBuiltinError(GoTimeError, f)
 
 const nsOf = (t: Instant): Value => {
   const ns = BigInt(t.sec) * 1000000000n + BigInt(t.nsec)
@@ -40,11 +38,8 @@ const tzTime = (a: Value): { t: Instant; zone: Zone; layout: string } => {
     if (a.length === 0) throw typeError(1, a, "either number (ns) or [number (ns), string (tz)]")
     n = num(a[0], 1)
     if (a.length > 1) {
-      try {
-        zone = loadLocation(str(a[1], 1))
-      } catch (e) {
-        rethrow(e)
-      }
+      const name = str(a[1], 1)
+      zone = goTime(() => loadLocation(name))
     }
     if (a.length > 2) layout = str(a[2], 1)
   } else if (typeof a === "number" || typeof a === "bigint") n = a
@@ -67,11 +62,7 @@ export const timeBuiltins: BuiltinDef[] = [
     fn: ([layout, value]) => {
       const l = str(layout, 1)
       const v = str(value, 2)
-      try {
-        return nsOf(parseTime(layoutOf(l), v))
-      } catch (e) {
-        return rethrow(e)
-      }
+      return nsOf(goTime(() => parseTime(layoutOf(l), v)))
     }
   },
   {
@@ -79,11 +70,7 @@ export const timeBuiltins: BuiltinDef[] = [
     arity: 1,
     fn: ([value]) => {
       const v = str(value, 1)
-      try {
-        return nsOf(parseTime(LAYOUT_CONSTANTS.RFC3339, v))
-      } catch (e) {
-        return rethrow(e)
-      }
+      return nsOf(goTime(() => parseTime(LAYOUT_CONSTANTS.RFC3339, v)))
     }
   },
   {
@@ -91,12 +78,8 @@ export const timeBuiltins: BuiltinDef[] = [
     arity: 1,
     fn: ([d]) => {
       const s = str(d, 1)
-      try {
-        const ns = parseDuration(s)
-        return Number.isSafeInteger(Number(ns)) ? Number(ns) : ns
-      } catch (e) {
-        return rethrow(e)
-      }
+      const ns = goTime(() => parseDuration(s))
+      return Number.isSafeInteger(Number(ns)) ? Number(ns) : ns
     }
   },
   {
@@ -207,12 +190,8 @@ export const testSleep: BuiltinDef = {
   arity: 1,
   void: true,
   fn: ([d], ctx) => {
-    let ns: bigint
-    try {
-      ns = parseDuration(str(d, 1))
-    } catch (e) {
-      return rethrow(e)
-    }
+    const s = str(d, 1)
+    const ns = goTime(() => parseDuration(s))
     const until = Math.min(performance.now() + Number(ns / 1000000n), ctx.deadline ?? Number.POSITIVE_INFINITY)
     const ms = until - performance.now()
     if (ms > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
