@@ -7,7 +7,7 @@
  * - a community: its members (by `sub`), or members of the organization named like it.
  * Access is checked before existence, so a user learns nothing about other networks.
  */
-import { Authentication } from "@rec/auth"
+import { Authentication, type Subject } from "@rec/auth"
 import { HttpErrors } from "@rec/platform"
 import { Effect } from "effect"
 import * as World from "./World.js"
@@ -19,28 +19,26 @@ const serviceCheck = (scopes: ReadonlyArray<string>) =>
     ? Effect.void
     : Effect.fail(new HttpErrors.Forbidden({ message: "A service account needs the dt.read scope" }))
 
-export const network = (networkId: string) =>
+/** A service account needs a read scope; a user passes when `userMay` says so, else 403 `denied`. */
+const allow = (userMay: (subject: Subject.Subject) => boolean, denied: string) =>
   Effect.flatMap(Authentication.CurrentSubject, (subject) => {
     if (subject.isService) return serviceCheck(subject.scopes)
-    return subject.organizationsOfType("dso").some((org) => org.alias === networkId)
-      ? Effect.void
-      : Effect.fail(new HttpErrors.Forbidden({ message: `Not a member of the DSO organization '${networkId}'` }))
+    return userMay(subject) ? Effect.void : Effect.fail(new HttpErrors.Forbidden({ message: denied }))
   })
+
+export const network = (networkId: string) =>
+  allow(
+    (subject) => subject.organizationsOfType("dso").some((org) => org.alias === networkId),
+    `Not a member of the DSO organization '${networkId}'`
+  )
 
 export const participant = (sub: string) =>
-  Effect.flatMap(Authentication.CurrentSubject, (subject) => {
-    if (subject.isService) return serviceCheck(subject.scopes)
-    return subject.sub === sub
-      ? Effect.void
-      : Effect.fail(new HttpErrors.Forbidden({ message: "A participant may read only their own data" }))
-  })
+  allow((subject) => subject.sub === sub, "A participant may read only their own data")
 
 export const community = (communityId: string) =>
-  Effect.flatMap(Authentication.CurrentSubject, (subject) => {
-    if (subject.isService) return serviceCheck(subject.scopes)
-    const member = subject.organizations.some((org) => org.alias === communityId) ||
-      (World.findCommunity(communityId)?.participants.some((p) => p.sub === subject.sub) ?? false)
-    return member
-      ? Effect.void
-      : Effect.fail(new HttpErrors.Forbidden({ message: `Not a member of the community '${communityId}'` }))
-  })
+  allow(
+    (subject) =>
+      subject.organizations.some((org) => org.alias === communityId) ||
+      (World.findCommunity(communityId)?.participants.some((p) => p.sub === subject.sub) ?? false),
+    `Not a member of the community '${communityId}'`
+  )
