@@ -40,6 +40,8 @@ export const asymmetricAlgorithms = [
 ] as const
 
 export const defaultAlgorithms: ReadonlyArray<string> = ["RS256", "ES256"]
+export const defaultClockTolerance: Duration.Duration = Duration.seconds(30)
+export const defaultJwtHeaderName = "x-auth-request-access-token"
 
 export interface VerifierConfig {
   /** Expected `iss` (trailing slashes are ignored on both sides). */
@@ -94,12 +96,23 @@ export const verifier: Config.Config<VerifierConfig> = Config.all({
   jwksUri: Config.option(Config.nonEmptyString("PLATFORM_OIDC_JWKS_URI")),
   audience: list("PLATFORM_OIDC_AUDIENCE").pipe(Config.withDefault([] as ReadonlyArray<string>)),
   algorithms,
-  clockTolerance: Config.duration("PLATFORM_OIDC_CLOCK_TOLERANCE").pipe(Config.withDefault(Duration.seconds(30))),
+  clockTolerance: Config.duration("PLATFORM_OIDC_CLOCK_TOLERANCE").pipe(Config.withDefault(defaultClockTolerance)),
   jwtHeaderName: Config.string("JWT_HEADER_NAME").pipe(
-    Config.withDefault("x-auth-request-access-token"),
+    Config.withDefault(defaultJwtHeaderName),
     Config.map((s) => s.trim().toLowerCase())
   ),
   cache: tokenCache
+})
+
+/** The settings `verifier` reads for `issuer` from an environment that sets nothing else. */
+export const verifierFor = (issuer: string): VerifierConfig => ({
+  issuer,
+  jwksUri: Option.none(),
+  audience: [],
+  algorithms: defaultAlgorithms,
+  clockTolerance: defaultClockTolerance,
+  jwtHeaderName: defaultJwtHeaderName,
+  cache: cacheDefaults
 })
 
 export type ClientAuthMethod = "client_secret_basic" | "client_secret_post"

@@ -271,6 +271,15 @@ export const make = (config: AuthConfig.VerifierConfig): Effect.Effect<TokenVeri
 export const layerWith = (config: AuthConfig.VerifierConfig): Layer.Layer<TokenVerifier> =>
   Layer.effect(TokenVerifier, make(config)).pipe(Layer.provide(NodeHttpClient.layerUndici))
 
+/**
+ * A verifier trusting tokens of `issuer` (keys from its discovery document) with the defaults of
+ * `AuthConfig.verifier`, changed by `overrides`: for tests and launchers that know the issuer.
+ */
+export const layerFor = (
+  issuer: string,
+  overrides: Partial<Omit<AuthConfig.VerifierConfig, "issuer">> = {}
+): Layer.Layer<TokenVerifier> => layerWith({ ...AuthConfig.verifierFor(issuer), ...overrides })
+
 /** A verifier configured from the environment (`AuthConfig`). */
 export const layer: Layer.Layer<TokenVerifier, import("effect/ConfigError").ConfigError> = Layer.unwrapEffect(
   Effect.map(AuthConfig.verifier, layerWith)

@@ -15,21 +15,14 @@ import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
-import * as Option from "effect/Option"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 
 export const repoPolicies = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../policies")
 
+/** The dev identity provider signs with RS256 only; a small tolerance keeps expiry tests short. */
 export const verifierFor = (issuer: string): Layer.Layer<TokenVerifier.TokenVerifier> =>
-  TokenVerifier.layerWith({
-    issuer,
-    jwksUri: Option.none(),
-    audience: [],
-    algorithms: ["RS256"],
-    clockTolerance: Duration.seconds(5),
-    jwtHeaderName: "x-auth-request-access-token"
-  })
+  TokenVerifier.layerFor(issuer, { algorithms: ["RS256"], clockTolerance: Duration.seconds(5) })
 
 export interface LogRecord {
   readonly level: string
