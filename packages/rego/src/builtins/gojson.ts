@@ -7,7 +7,7 @@
 //   - `fastjsonGetString`: the lenient valyala/fastjson parser that lestrrat-go/jwx uses to read
 //     JWS headers when signing (numbers are not validated, so `e` parses as a number).
 
-import { type Value, compareStrings, formatNumber, isObject, objectEach, ObjectBuilder, parseNumberLiteral, RegoSet } from "../value.js"
+import { type Value, compareStrings, formatNumber, isObject, objectEach, objectEntries, ObjectBuilder, parseNumberLiteral, RegoSet } from "../value.js"
 
 export class GoJSONError extends Error {}
 
@@ -286,6 +286,43 @@ export const goQuote = (s: string): string => {
     }
   }
   return out + s.slice(run) + '"'
+}
+
+/** Go's json.Number: a number kept as its JSON text. */
+export class JsonNumber {
+  constructor(readonly text: string) {}
+}
+
+/** What Go code holds after decoding JSON into `any` with UseNumber. */
+export type GoAny = null | boolean | string | JsonNumber | GoAny[] | Map<string, GoAny>
+
+/**
+ * ast.JSON(v) as Go code decoding it into `any` with UseNumber sees it: sets become sorted
+ * arrays, objects maps, numbers json.Numbers. An object key that is not a string is written as
+ * `keyText` makes it (the callers' JSON encoders differ).
+ */
+export const goAnyOf = (v: Value, keyText: (k: Value) => string): GoAny => {
+  const of = (x: Value): GoAny => {
+    switch (typeof x) {
+      case "string":
+      case "boolean":
+        return x
+      case "number":
+      case "bigint":
+        return new JsonNumber(formatNumber(x))
+      default:
+        if (x === null) return null
+        if (Array.isArray(x)) return x.map(of)
+        if (x instanceof RegoSet) return x.sorted().map(of)
+        if (isObject(x)) {
+          const m = new Map<string, GoAny>()
+          for (const [k, y] of objectEntries(x)) m.set(typeof k === "string" ? k : keyText(k), of(y))
+          return m
+        }
+        return null
+    }
+  }
+  return of(v)
 }
 
 /**

@@ -12,7 +12,8 @@
 // to other documents are not fetched: this engine does no I/O from policy evaluation, so such a
 // schema fails to compile with an error saying so.
 
-import { compareStrings, isObject, objectEntries, RegoSet, type Value, formatNumber } from "../value.js"
+import { compareStrings, isObject, type Value } from "../value.js"
+import { type GoAny, goAnyOf, JsonNumber } from "./gojson.js"
 import { parseTime } from "./gotime.js"
 import type { Regexp } from "../re2/regexp.js"
 import { compileRegex, meterOf } from "./regex.js"
@@ -21,11 +22,7 @@ import { asBuiltinError, type BuiltinContext, type BuiltinDef } from "./registry
 // ---------------------------------------------------------------------------------------------
 // JSON documents with exact numbers
 
-class JNum {
-  constructor(readonly text: string) {}
-}
-
-type J = null | boolean | string | JNum | J[] | Map<string, J>
+type J = GoAny
 
 class SchemaError extends Error {}
 
@@ -34,26 +31,7 @@ const isMap = (x: J): x is Map<string, J> => x instanceof Map
 const sortedKeys = (m: Map<string, J>): string[] => [...m.keys()].sort(compareStrings)
 
 /** A Rego value as a JSON document (sets become arrays, as OPA's ast.JSON does). */
-const fromValue = (v: Value): J => {
-  switch (typeof v) {
-    case "string":
-    case "boolean":
-      return v
-    case "number":
-    case "bigint":
-      return new JNum(formatNumber(v))
-    default:
-      if (v === null) return null
-      if (Array.isArray(v)) return v.map(fromValue)
-      if (v instanceof RegoSet) return v.sorted().map(fromValue)
-      if (isObject(v)) {
-        const m = new Map<string, J>()
-        for (const [k, x] of objectEntries(v)) m.set(typeof k === "string" ? k : encode(fromValue(k), true), fromValue(x))
-        return m
-      }
-      return null
-  }
-}
+const fromValue = (v: Value): J => goAnyOf(v, (k) => encode(fromValue(k), true))
 
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y
 
@@ -136,7 +114,7 @@ const parseJSON = (text: string): J => {
     const m = NUMBER.exec(text)
     if (m === null) return fail()
     i += m[0].length
-    return new JNum(m[0])
+    return new JsonNumber(m[0])
   }
   const string = (): string => {
     // Scan to the closing quote, rejecting raw control characters and bad escapes.
@@ -178,7 +156,7 @@ const encode = (x: J, exact: boolean): string => {
   if (x === null) return "null"
   if (typeof x === "boolean") return x ? "true" : "false"
   if (typeof x === "string") return quote(x)
-  if (x instanceof JNum) {
+  if (x instanceof JsonNumber) {
     if (exact) return x.text
     const n = Number(x.text)
     return Number.isFinite(n) ? String(n) : "null"
@@ -364,11 +342,11 @@ const resolveRef = (base: string, ref: string): string => {
   return dir + ref
 }
 
-const mustBeNumber = (x: J): Rat | undefined => (x instanceof JNum ? rat(x.text) : undefined)
+const mustBeNumber = (x: J): Rat | undefined => (x instanceof JsonNumber ? rat(x.text) : undefined)
 
 /** A non-negative-or-negative integer keyword value that fits in an int64 (mustBeInteger). */
 const mustBeInteger = (x: J): number | undefined => {
-  if (!(x instanceof JNum)) return undefined
+  if (!(x instanceof JsonNumber)) return undefined
   const r = rat(x.text)
   if (!isIntRat(r)) return undefined
   // Go's json.Number.Int64 only reads plain integer text.
@@ -710,10 +688,10 @@ class Compiler {
       flag()
     } else if (s.draft === HYBRID) {
       if (typeof e === "boolean") flag()
-      else if (e instanceof JNum) s[exclusiveKey] = rat(e.text)
+      else if (e instanceof JsonNumber) s[exclusiveKey] = rat(e.text)
       else throw invalidType("boolean/number", exclusiveKey)
     } else {
-      if (!(e instanceof JNum)) throw invalidType("number", exclusiveKey)
+      if (!(e instanceof JsonNumber)) throw invalidType("number", exclusiveKey)
       s[exclusiveKey] = rat(e.text)
     }
   }
@@ -807,7 +785,7 @@ const validate = (s: Sub, node: J, r: Result, ctx: Ctx): void => {
     if (typed && !s.types.includes("null")) return wrongType("null")
     validateSchema(s, node, r, ctx)
     validateCommon(s, node, r, ctx)
-  } else if (node instanceof JNum) {
+  } else if (node instanceof JsonNumber) {
     const n = rat(node.text)
     const isInt = isIntRat(n)
     if (typed && !(s.types.includes("number") || (isInt && s.types.includes("integer")))) return wrongType(isInt ? "integer" : "number")

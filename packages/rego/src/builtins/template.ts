@@ -11,19 +11,15 @@
 // (`define`, `template`, `block`) and `call` are reported as errors.
 
 import { stringifyJSON, toJSON } from "../json.js"
-import { isObject, objectEntries, RegoSet, type Value, formatNumber } from "../value.js"
+import type { Value } from "../value.js"
 import { queryEscape } from "./encoding.js"
+import { goAnyOf, JsonNumber } from "./gojson.js"
 import { obj, str } from "./args.js"
 import { asBuiltinError, type BuiltinDef } from "./registry.js"
 import { trimASCII } from "./strings.js"
 
 // ---------------------------------------------------------------------------------------------
 // Values as the template sees them (Go's decoding of JSON into `any`)
-
-/** A json.Number: a number that prints as its JSON text (its Go kind is string). */
-class JsonNumber {
-  constructor(readonly text: string) {}
-}
 
 /** A float64 constant written in the template. */
 class Float {
@@ -33,26 +29,8 @@ class Float {
 /** undefined is Go's invalid value ("no value"); null is a nil interface. */
 type TV = undefined | null | boolean | string | number | JsonNumber | Float | TV[] | Map<string, TV>
 
-const fromValue = (v: Value): TV => {
-  switch (typeof v) {
-    case "string":
-    case "boolean":
-      return v
-    case "number":
-    case "bigint":
-      return new JsonNumber(formatNumber(v))
-    default:
-      if (v === null) return null
-      if (Array.isArray(v)) return v.map(fromValue)
-      if (v instanceof RegoSet) return v.sorted().map(fromValue)
-      if (isObject(v)) {
-        const m = new Map<string, TV>()
-        for (const [k, x] of objectEntries(v)) m.set(typeof k === "string" ? k : stringifyJSON(toJSON(k)), fromValue(x))
-        return m
-      }
-      return null
-  }
-}
+/** The variables as Go decodes them (a json.Number prints as its JSON text; its Go kind is string). */
+const fromValue = (v: Value): TV => goAnyOf(v, (k) => stringifyJSON(toJSON(k)))
 
 const isMap = (v: TV): v is Map<string, TV> => v instanceof Map
 const sortedKeys = (m: Map<string, TV>): string[] => [...m.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
