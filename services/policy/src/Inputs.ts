@@ -42,17 +42,20 @@ export const authorize = (
   input: input(subject, requestId, body.resource, body.action, body.context)
 })
 
+/** The dataset both dataset endpoints ask about. */
+const datasetResource = (body: { readonly dataset_id: string; readonly access_level: string }) => ({
+  type: "dataset",
+  id: body.dataset_id,
+  attributes: { access_level: body.access_level }
+})
+
 export const datasetAccess = (
   subject: Subject,
   requestId: string,
   body: typeof Domain.DatasetAccessRequest.Type
 ): Question => ({
   package: packages.dataset,
-  input: input(subject, requestId, {
-    type: "dataset",
-    id: body.dataset_id,
-    attributes: { access_level: body.access_level }
-  }, { name: body.action })
+  input: input(subject, requestId, datasetResource(body), { name: body.action })
 })
 
 export const datasetFilters = (
@@ -61,11 +64,7 @@ export const datasetFilters = (
   body: typeof Domain.DatasetFiltersRequest.Type
 ): Question => ({
   package: rowFilterPackage,
-  input: input(subject, requestId, {
-    type: "dataset",
-    id: body.dataset_id,
-    attributes: { access_level: body.access_level }
-  }, { name: "filters" })
+  input: input(subject, requestId, datasetResource(body), { name: "filters" })
 })
 
 export const pipelineTransition = (
