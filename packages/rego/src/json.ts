@@ -1,14 +1,9 @@
 // Values as plain JSON data, and JSON text with exact big integers.
 
-import { type Value, compareStrings, formatNumber, ObjectMap, RegoSet } from "./value.js"
+import { type Value, compareStrings, formatNumber, ObjectMap, RegoSet, setOwn } from "./value.js"
 
 /** A JSON value, except that integers beyond 2^53 stay bigints. */
 export type Json = null | boolean | number | bigint | string | Json[] | { [key: string]: Json }
-
-const defineKey = (o: Record<string, unknown>, k: string, v: unknown): void => {
-  if (k === "__proto__") Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true })
-  else o[k] = v
-}
 
 /**
  * A value as plain JSON-compatible data: sets become sorted arrays, object keys that are not
@@ -29,14 +24,14 @@ export const toJSON = (v: Value): Json => {
   if (v instanceof RegoSet) return v.sorted().map(toJSON)
   if (v instanceof ObjectMap) {
     const o: Record<string, Json> = {}
-    for (const [k, x] of v.sorted()) defineKey(o, typeof k === "string" ? k : stringifyJSON(toJSON(k)), toJSON(x))
+    for (const [k, x] of v.sorted()) setOwn(o, typeof k === "string" ? k : stringifyJSON(toJSON(k)), toJSON(x))
     return o
   }
   let out: Record<string, Json> | undefined
   for (const k of Object.keys(v)) {
     const x = toJSON(v[k])
     if (x !== v[k] && out === undefined) out = { ...(v as Record<string, Json>) }
-    if (out !== undefined) defineKey(out, k, x)
+    if (out !== undefined) setOwn(out, k, x)
   }
   return out ?? (v as Record<string, Json>)
 }

@@ -1,6 +1,6 @@
 // Dereferencing and iterating plain values: `x[k]` and `x[_]` over arrays, objects and sets.
 
-import { type Value, ObjectMap, objectGet, RegoSet, sortedKeys } from "../value.js"
+import { type Value, objectEach, objectGet, objectKeys, RegoSet } from "../value.js"
 
 /** `v[k]`, or undefined. Sets yield the element itself. */
 export const getKey = (v: Value | undefined, k: Value): Value | undefined => {
@@ -36,14 +36,7 @@ export const iterate = (v: Value | undefined, f: (k: Value, v: Value) => boolean
     for (let i = 0; i < items.length; i++) if (f(items[i], items[i])) return true
     return false
   }
-  if (v instanceof ObjectMap) {
-    const es = v.sorted()
-    for (let i = 0; i < es.length; i++) if (f(es[i][0], es[i][1])) return true
-    return false
-  }
-  const keys = sortedKeys(v)
-  for (let i = 0; i < keys.length; i++) if (f(keys[i], v[keys[i]])) return true
-  return false
+  return objectEach(v, f)
 }
 
 /** Keys of a collection in Rego order (indices, keys, or elements). */
@@ -51,6 +44,5 @@ export const keysOf = (v: Value | undefined): Value[] => {
   if (typeof v !== "object" || v === null) return []
   if (Array.isArray(v)) return v.map((_, i) => i)
   if (v instanceof RegoSet) return v.sorted()
-  if (v instanceof ObjectMap) return v.sorted().map((e) => e[0])
-  return sortedKeys(v)
+  return objectKeys(v)
 }
