@@ -195,6 +195,18 @@ export class Runtime {
     }
   }
 
+  /** The value of a complete rule or function group: the rules' (with their else chains), else the default. */
+  private ruleValue(c: Ctx, g: Group, rules: readonly CRule[], sink: ValueSink): Value | undefined {
+    for (let i = 0; i < rules.length; i++) {
+      this.runChain(c, rules[i], sink)
+      if (g.allConst && sink.value !== undefined) break
+    }
+    const v = sink.value !== undefined ? sink.value : g.defaultValue
+    if (v !== undefined || g.defaultRule === undefined) return v
+    this.runChain(c, g.defaultRule, sink)
+    return sink.value
+  }
+
   /** The value of complete rules (with defaults, else chains and conflict detection). */
   complete(c: Ctx, g: Group): Value | undefined {
     const cache = this.cacheOf(c)
@@ -202,15 +214,7 @@ export class Runtime {
     if (hit !== undefined) return hit === UNDEF ? undefined : hit
     const rules = g.index !== undefined ? (g.index.candidates(c) ?? g.rules) : g.rules
     const sink = new ValueSink("complete rules must not produce multiple outputs", g.node.rules[0].rule.loc)
-    for (let i = 0; i < rules.length; i++) {
-      this.runChain(c, rules[i], sink)
-      if (g.allConst && sink.value !== undefined) break
-    }
-    let v = sink.value !== undefined ? sink.value : g.defaultValue
-    if (v === undefined && g.defaultRule !== undefined) {
-      this.runChain(c, g.defaultRule, sink)
-      v = sink.value
-    }
+    const v = this.ruleValue(c, g, rules, sink)
     cache[g.id] = v === undefined ? UNDEF : v
     return v
   }
@@ -255,15 +259,7 @@ export class Runtime {
     }
     const sink = new ValueSink("functions must not produce multiple outputs for same inputs", g.node.rules[0].rule.loc)
     sink.args = args
-    for (let i = 0; i < g.rules.length; i++) {
-      this.runChain(c, g.rules[i], sink)
-      if (g.allConst && sink.value !== undefined) break
-    }
-    let v = sink.value !== undefined ? sink.value : g.defaultValue
-    if (v === undefined && g.defaultRule !== undefined) {
-      this.runChain(c, g.defaultRule, sink)
-      v = sink.value
-    }
+    const v = this.ruleValue(c, g, g.rules, sink)
     if (memo !== undefined) memo.set(args[n - 1], v === undefined ? UNDEF : v)
     return v
   }
