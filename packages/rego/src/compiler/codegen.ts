@@ -224,15 +224,9 @@ export class CodeGen {
   private composite(parts: TermC[], build: (vs: Value[]) => Value): TermC {
     if (parts.every((p) => p.fn !== undefined)) {
       const fns = parts.map((p) => p.fn as Fn)
-      const n = fns.length
       const fn: Fn = (c, f) => {
-        const vs: Value[] = new Array(n)
-        for (let i = 0; i < n; i++) {
-          const v = fns[i](c, f)
-          if (v === undefined) return undefined
-          vs[i] = v
-        }
-        return build(vs)
+        const vs = valuesOf(fns, c, f)
+        return vs === undefined ? undefined : build(vs)
       }
       return { fn, gen: fnGen(fn) }
     }
@@ -257,15 +251,9 @@ export class CodeGen {
     if (special !== undefined) return special
     if (acs.every((a) => a.fn !== undefined)) {
       const fns = acs.map((a) => a.fn as Fn)
-      const n = fns.length
       const fn: Fn = (c, f) => {
-        const vs: Value[] = new Array(n)
-        for (let i = 0; i < n; i++) {
-          const v = fns[i](c, f)
-          if (v === undefined) return undefined
-          vs[i] = v
-        }
-        return this.invoke(c, callee, vs, loc)
+        const vs = valuesOf(fns, c, f)
+        return vs === undefined ? undefined : this.invoke(c, callee, vs, loc)
       }
       return { fn, gen: fnGen(fn) }
     }
@@ -1177,6 +1165,17 @@ export const unifyPV = (c: Ctx, f: Frame, p: Pat, v: Value, k: Cont): boolean =>
     case "eval":
       return p.tc.gen(c, f, (c2, f2, x) => (equals(x, v) ? k(c2, f2) : false))
   }
+}
+
+/** The values of single-valued terms, or undefined if one is undefined. */
+const valuesOf = (fns: readonly Fn[], c: Ctx, f: Frame): Value[] | undefined => {
+  const vs: Value[] = new Array(fns.length)
+  for (let i = 0; i < fns.length; i++) {
+    const v = fns[i](c, f)
+    if (v === undefined) return undefined
+    vs[i] = v
+  }
+  return vs
 }
 
 /** The value of a pattern whose variables are all bound, else undefined. */
