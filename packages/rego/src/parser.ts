@@ -307,13 +307,7 @@ export class Parser {
 
   private parsePackage(): Statement | undefined {
     const loc = this.loc()
-    this.scanWS()
-    if (this.t() === "." || this.t() === "[") return undefined
-    if (this.t() === "whitespace") this.scan()
-    if (!this.identOrRefKeyword()) {
-      this.illegal()
-      return undefined
-    }
+    if (!this.startPath()) return undefined
     const term = this.parseTerm()
     if (term === undefined) {
       if (this.errors.length === 0) this.errorAt(this.loc(), "expected path")
@@ -343,6 +337,19 @@ export class Parser {
     return true
   }
 
+  /**
+   * After `package` or `import`: whether a path follows. Not when the keyword heads a ref
+   * (`import.x`: the statement is parsed again as a rule); otherwise a missing path is an error.
+   */
+  private startPath(): boolean {
+    this.scanWS()
+    if (this.t() === "." || this.t() === "[") return false
+    if (this.t() === "whitespace") this.scan()
+    if (this.identOrRefKeyword()) return true
+    this.illegal()
+    return false
+  }
+
   private identOrRefKeyword(): boolean {
     if (this.t() === "identifier") return true
     if (this.isKeywordTok(this.t())) {
@@ -354,13 +361,7 @@ export class Parser {
 
   private parseImport(): Import | undefined {
     const loc = this.loc()
-    this.scanWS()
-    if (this.t() === "." || this.t() === "[") return undefined
-    if (this.t() === "whitespace") this.scan()
-    if (!this.identOrRefKeyword()) {
-      this.illegal()
-      return undefined
-    }
+    if (!this.startPath()) return undefined
     const term = this.parseTerm()
     let path: RefTerm | undefined
     if (term !== undefined) {
@@ -814,12 +815,8 @@ export class Parser {
   private parseLiteralExpr(negated: boolean, loc: Loc): Expr | undefined {
     const body = this.parseExpr()
     if (body === undefined) return undefined
-    let withs: With[] = []
-    if (this.t() === "with" && !this.startsKeywordRef()) {
-      const w = this.parseWith()
-      if (w === undefined) return undefined
-      withs = w
-    }
+    const withs = this.t() === "with" && !this.startsKeywordRef() ? this.parseWith() : []
+    if (withs === undefined) return undefined
     return { negated, body, with: withs, loc }
   }
 
@@ -855,12 +852,8 @@ export class Parser {
     if (term !== undefined && term.type === "call") {
       const name = termString(term.op)
       if (name === "internal.member_2" || name === "internal.member_3") {
-        let withs: With[] = []
-        if (this.t() === "with") {
-          const w = this.parseWith()
-          if (w === undefined) return undefined
-          withs = w
-        }
+        const withs = this.t() === "with" ? this.parseWith() : []
+        if (withs === undefined) return undefined
         return { negated: false, body: { type: "somein", call: term }, with: withs, loc }
       }
       this.illegal("expected `x in xs` or `x, y in xs` expression")
@@ -917,12 +910,8 @@ export class Parser {
       const body = this.parseBody("}")
       if (body === undefined) return undefined
       this.scan()
-      let withs: With[] = []
-      if (this.t() === "with") {
-        const w = this.parseWith()
-        if (w === undefined) return undefined
-        withs = w
-      }
+      const withs = this.t() === "with" ? this.parseWith() : []
+      if (withs === undefined) return undefined
       return { negated: false, body: { type: "every", key, value, domain, body }, with: withs, loc }
     }
     this.illegal("missing body")
@@ -1125,10 +1114,10 @@ export class Parser {
         term = this.parseVar()
         break
       case "[":
-        term = this.parseArray()
+        term = this.parseCollection("]")
         break
       case "{":
-        term = this.parseSetOrObject()
+        term = this.parseCollection("}")
         break
       case "(": {
         this.scan()
@@ -1368,12 +1357,13 @@ export class Parser {
     }
   }
 
-  private parseArray(): Term | undefined {
+  /** An array (`end` is `]`), or a set or object (`end` is `}`), from its opening bracket. */
+  private parseCollection(end: "]" | "}"): Term | undefined {
     if (!this.enter()) return undefined
     try {
       const loc = this.loc()
       this.scan()
-      if (this.t() === "]") return { type: "array", items: [], loc }
+      if (this.t() === end) return end === "]" ? { type: "array", items: [], loc } : { type: "object", entries: [], loc }
       let potentialComprehension = true
       if (this.t() === ",") {
         potentialComprehension = false
@@ -1382,51 +1372,37 @@ export class Parser {
       const st = this.save()
       const head = this.parseTerm()
       if (head === undefined) return undefined
-      return this.parseItems("array", st, head, potentialComprehension, loc)
+      if (end === "]") return this.parseItems("array", st, head, potentialComprehension, loc)
+      return this.parseSetOrObject(st, head, potentialComprehension, loc)
     } finally {
       this.leave()
     }
   }
 
-  private parseSetOrObject(): Term | undefined {
-    if (!this.enter()) return undefined
-    try {
-      const loc = this.loc()
-      this.scan()
-      if (this.t() === "}") return { type: "object", entries: [], loc }
-      let potentialComprehension = true
-      if (this.t() === ",") {
-        potentialComprehension = false
-        this.scan()
-      }
-      const st = this.save()
-      let head = this.parseTerm()
-      if (head === undefined) return undefined
-      switch (this.t()) {
-        case "or":
-          if (potentialComprehension) return this.parseItems("set", st, head, true, loc)
-          break
-        case "}":
-        case ",":
-          return this.parseItems("set", st, head, potentialComprehension, loc)
-        case ":":
-          return this.parseObject(head, potentialComprehension, loc)
-      }
-      this.restore(st)
-      head = this.parseTermInfixCallInList()
-      if (head === undefined) return undefined
-      switch (this.t()) {
-        case "}":
-        case ",":
-          return this.parseItems("set", st, head, false, loc)
-        case ":":
-          return this.parseObject(head, potentialComprehension, loc)
-      }
-      this.illegal("non-terminated set")
-      return undefined
-    } finally {
-      this.leave()
+  /** The rest of a set or object after its first term (`head`, parsed from `st`). */
+  private parseSetOrObject(st: State, head: Term, potentialComprehension: boolean, loc: Loc): Term | undefined {
+    switch (this.t()) {
+      case "or":
+        if (potentialComprehension) return this.parseItems("set", st, head, true, loc)
+        break
+      case "}":
+      case ",":
+        return this.parseItems("set", st, head, potentialComprehension, loc)
+      case ":":
+        return this.parseObject(head, potentialComprehension, loc)
     }
+    this.restore(st)
+    const infix = this.parseTermInfixCallInList()
+    if (infix === undefined) return undefined
+    switch (this.t()) {
+      case "}":
+      case ",":
+        return this.parseItems("set", st, infix, false, loc)
+      case ":":
+        return this.parseObject(infix, potentialComprehension, loc)
+    }
+    this.illegal("non-terminated set")
+    return undefined
   }
 
   /**
@@ -1501,12 +1477,13 @@ export class Parser {
     return undefined
   }
 
-  private parseTermList(end: Tok, r: Term[]): Term[] | undefined {
+  /** Items after those in `r`, separated by commas (a trailing one allowed), up to `end`. */
+  private parseList<T>(end: Tok, r: T[], item: () => T | undefined): T[] | undefined {
     if (this.t() === end) return r
     for (;;) {
-      const term = this.parseTermInfixCallInList()
-      if (term === undefined) return undefined
-      r.push(term)
+      const x = item()
+      if (x === undefined) return undefined
+      r.push(x)
       if (this.t() === end) return r
       if (this.t() === ",") {
         this.scan()
@@ -1518,9 +1495,12 @@ export class Parser {
     }
   }
 
+  private parseTermList(end: Tok, r: Term[]): Term[] | undefined {
+    return this.parseList(end, r, () => this.parseTermInfixCallInList())
+  }
+
   private parseTermPairList(end: Tok, r: Array<[Term, Term]>): Array<[Term, Term]> | undefined {
-    if (this.t() === end) return r
-    for (;;) {
+    return this.parseList(end, r, (): [Term, Term] | undefined => {
       const key = this.parseTermInfixCallInList()
       if (key === undefined) return undefined
       if (this.t() !== ":") {
@@ -1529,17 +1509,8 @@ export class Parser {
       }
       this.scan()
       const val = this.parseTermInfixCallInList()
-      if (val === undefined) return undefined
-      r.push([key, val])
-      if (this.t() === end) return r
-      if (this.t() === ",") {
-        this.scan()
-        if (this.t() === end) return r
-        continue
-      }
-      this.illegal(`expected "," or "${end}"`)
-      return undefined
-    }
+      return val === undefined ? undefined : [key, val]
+    })
   }
 
   /** A whole query: literals separated by newlines or semicolons. */
