@@ -116,10 +116,8 @@ const lastOf = (c: CIDR): bigint => c.ip | ((1n << BigInt(bitsOf(c.v6) - c.prefi
 
 const containsIP = (c: CIDR, ip: IP): boolean => c.v6 === ip.v6 && (ip.n & maskOf(c.prefix, bitsOf(c.v6))) === c.ip
 
-export const formatIP = (ip: IP): string => {
-  if (!ip.v6) return [24n, 16n, 8n, 0n].map((s) => String((ip.n >> s) & 0xffn)).join(".")
-  const g: number[] = []
-  for (let i = 7; i >= 0; i--) g.push(Number((ip.n >> BigInt(i * 16)) & 0xffffn))
+/** The text of an IPv6 address from its eight 16-bit groups (RFC 5952, as Go writes it). */
+export const ipv6Text = (g: readonly number[]): string => {
   // Longest run of two or more zero groups becomes "::" (the first such run on ties).
   let best = -1
   let bestLen = 1
@@ -136,9 +134,16 @@ export const formatIP = (ip: IP): string => {
     }
     i = j
   }
-  const hex = (xs: number[]): string => xs.map((x) => x.toString(16)).join(":")
+  const hex = (xs: readonly number[]): string => xs.map((x) => x.toString(16)).join(":")
   if (best < 0) return hex(g)
   return `${hex(g.slice(0, best))}::${hex(g.slice(best + bestLen))}`
+}
+
+export const formatIP = (ip: IP): string => {
+  if (!ip.v6) return [24n, 16n, 8n, 0n].map((s) => String((ip.n >> s) & 0xffn)).join(".")
+  const g: number[] = []
+  for (let i = 7; i >= 0; i--) g.push(Number((ip.n >> BigInt(i * 16)) & 0xffffn))
+  return ipv6Text(g)
 }
 
 const formatCIDR = (c: CIDR): string => `${formatIP({ v6: c.v6, n: c.ip })}/${c.prefix}`

@@ -1,6 +1,7 @@
 // Names found in certificates, read as Go reads them: DNS labels, RFC 2821 mailboxes, URIs
 // (net/url.Parse and URL.String) and IP addresses (net.ParseIP and IP.String).
 
+import { ipv6Text } from "../net.js"
 import type { GoURL } from "./model.js"
 
 /** Go's domainToReverseLabels: the labels of a domain, last first; undefined when invalid. */
@@ -220,22 +221,5 @@ export const ipString = (ip: Buffer): string => {
   if (isV4Mapped(ip)) return [...ip.subarray(12)].join(".")
   const groups: number[] = []
   for (let i = 0; i < 16; i += 2) groups.push(ip.readUInt16BE(i))
-  let bestStart = -1
-  let bestLen = 0
-  for (let i = 0; i < 8; ) {
-    if (groups[i] !== 0) {
-      i++
-      continue
-    }
-    let j = i
-    while (j < 8 && groups[j] === 0) j++
-    if (j - i > bestLen && j - i >= 2) {
-      bestStart = i
-      bestLen = j - i
-    }
-    i = j
-  }
-  const hex = groups.map((g) => g.toString(16))
-  if (bestStart < 0) return hex.join(":")
-  return hex.slice(0, bestStart).join(":") + "::" + hex.slice(bestStart + bestLen).join(":")
+  return ipv6Text(groups)
 }
