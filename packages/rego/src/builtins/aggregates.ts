@@ -2,6 +2,7 @@
 
 import { type Value, compare, equals, isInteger, isObject, objectEach, objectGet, objectSize, RegoSet } from "../value.js"
 import { getKey } from "../eval/navigate.js"
+import { items } from "./args.js"
 import { add, mul } from "./numbers.js"
 import { type BuiltinDef, elementTypeError, typeError } from "./registry.js"
 
@@ -14,18 +15,14 @@ const runeCount = (s: string): number => {
   return n
 }
 
+const collection = (v: Value): Value[] => items(v, 1, "set", "array")
+
 const numbersOf = (v: Value): Array<number | bigint> => {
-  const xs = Array.isArray(v) ? v : v instanceof RegoSet ? v.sorted() : undefined
-  if (xs === undefined) throw typeError(1, v, "set", "array")
+  const xs = collection(v)
   for (const x of xs) if (typeof x !== "number" && typeof x !== "bigint") throw elementTypeError(1, v, x, "number")
   return xs as Array<number | bigint>
 }
 
-const collection = (v: Value): Value[] => {
-  if (Array.isArray(v)) return v
-  if (v instanceof RegoSet) return v.sorted()
-  throw typeError(1, v, "set", "array")
-}
 
 export const aggregates: BuiltinDef[] = [
   {
