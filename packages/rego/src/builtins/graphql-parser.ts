@@ -520,7 +520,8 @@ class Parser {
     return tok
   }
 
-  private skip(kind: Tok): boolean {
+  /** Consumes the next token when it is of `kind` (gqlparser's skip); false, consuming nothing, otherwise or after an error. */
+  private accept(kind: Tok): boolean {
     if (this.err !== undefined) return false
     if (this.peek().kind !== kind) return false
     this.next()
@@ -537,14 +538,14 @@ class Parser {
 
   /** Zero or more items between start and end (when start is present). */
   private many(start: Tok, end: Tok, item: () => void): void {
-    if (!this.skip(start)) return
+    if (!this.accept(start)) return
     while (this.peek().kind !== end && this.err === undefined) item()
     this.next()
   }
 
   /** One or more items between start and end (when start is present). */
   private some(start: Tok, end: Tok, item: () => void): void {
-    if (!this.skip(start)) return
+    if (!this.accept(start)) return
     let called = false
     while (this.peek().kind !== end && this.err === undefined) {
       called = true
@@ -621,7 +622,7 @@ class Parser {
     const Variable = this.parseVariable()
     this.expect(Tok.Colon)
     const type = this.parseTypeReference()
-    const DefaultValue = this.skip(Tok.Equals) ? this.parseValueLiteral(true) : undefined
+    const DefaultValue = this.accept(Tok.Equals) ? this.parseValueLiteral(true) : undefined
     const Directives = this.parseDirectives(false)
     return { Variable, Type: type, DefaultValue, Directives, Position, Used: false }
   }
@@ -652,7 +653,7 @@ class Parser {
   private parseField(): Field {
     const Position = this.peekPos()
     const Alias = this.parseName()
-    const Name = this.skip(Tok.Colon) ? this.parseName() : Alias
+    const Name = this.accept(Tok.Colon) ? this.parseName() : Alias
     const Arguments = this.parseArguments(false)
     const Directives = this.parseDirectives(false)
     const SelectionSet = this.peek().kind === Tok.BraceL ? this.parseOptionalSelectionSet() : []
@@ -780,7 +781,7 @@ class Parser {
 
   private parseTypeReference(): Type {
     const type: Type = { NamedType: "", NonNull: false }
-    if (this.skip(Tok.BracketL)) {
+    if (this.accept(Tok.BracketL)) {
       type.Position = this.peekPos()
       type.Elem = this.parseTypeReference()
       this.expect(Tok.BracketR)
@@ -788,7 +789,7 @@ class Parser {
       type.Position = this.peekPos()
       type.NamedType = this.parseName()
     }
-    if (this.skip(Tok.Bang)) {
+    if (this.accept(Tok.Bang)) {
       type.Position = this.peekPos()
       type.NonNull = true
     }
@@ -907,9 +908,9 @@ class Parser {
     const types: string[] = []
     if (this.peek().value === "implements") {
       this.next()
-      this.skip(Tok.Amp)
+      this.accept(Tok.Amp)
       types.push(this.parseName())
-      while (this.skip(Tok.Amp) && this.err === undefined) types.push(this.parseName())
+      while (this.accept(Tok.Amp) && this.err === undefined) types.push(this.parseName())
     }
     return types
   }
@@ -943,16 +944,16 @@ class Parser {
     const Name = this.parseName()
     this.expect(Tok.Colon)
     const type = this.parseTypeReference()
-    const DefaultValue = this.skip(Tok.Equals) ? this.parseValueLiteral(true) : undefined
+    const DefaultValue = this.accept(Tok.Equals) ? this.parseValueLiteral(true) : undefined
     return { Description, Name, Arguments: [], DefaultValue, Type: type, Directives: this.parseDirectives(true), Position }
   }
 
   private parseUnionMemberTypes(): string[] {
     const types: string[] = []
-    if (this.skip(Tok.Equals)) {
-      this.skip(Tok.Pipe)
+    if (this.accept(Tok.Equals)) {
+      this.accept(Tok.Pipe)
       types.push(this.parseName())
-      while (this.skip(Tok.Pipe) && this.err === undefined) types.push(this.parseName())
+      while (this.accept(Tok.Pipe) && this.err === undefined) types.push(this.parseName())
     }
     return types
   }
@@ -1023,12 +1024,12 @@ class Parser {
     const peek = this.peek()
     if (peek.kind === Tok.Name && peek.value === "repeatable") {
       def.IsRepeatable = true
-      this.skip(Tok.Name)
+      this.accept(Tok.Name)
     }
     this.expectKeyword("on")
-    this.skip(Tok.Pipe)
+    this.accept(Tok.Pipe)
     def.Locations.push(this.parseDirectiveLocation())
-    while (this.skip(Tok.Pipe) && this.err === undefined) def.Locations.push(this.parseDirectiveLocation())
+    while (this.accept(Tok.Pipe) && this.err === undefined) def.Locations.push(this.parseDirectiveLocation())
     return def
   }
 
