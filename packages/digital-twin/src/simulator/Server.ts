@@ -6,7 +6,7 @@
 import { Authentication, TokenVerifier } from "@rec/auth"
 import { ServiceKit } from "@rec/platform"
 import type { ConfigError } from "effect"
-import { ConfigProvider, Duration, Effect, Layer, Option } from "effect"
+import { ConfigProvider, Effect, Layer } from "effect"
 import { DigitalTwinApi } from "../Api.js"
 import { defaultIssuer, Service, SimulatorConfig } from "./Config.js"
 import { SimulatorGroupsLive } from "./Http.js"
@@ -24,16 +24,9 @@ export const verifierFromEnv: Layer.Layer<TokenVerifier.TokenVerifier, ConfigErr
     ))
 )
 
-/** A verifier trusting tokens of `issuer` (keys from its discovery document), for tests and launchers. */
+/** A verifier trusting RS256 tokens of `issuer` (keys from its discovery document), for tests and launchers. */
 export const verifierFor = (issuer: string): Layer.Layer<TokenVerifier.TokenVerifier> =>
-  TokenVerifier.layerWith({
-    issuer,
-    jwksUri: Option.none(),
-    audience: [],
-    algorithms: ["RS256"],
-    clockTolerance: Duration.seconds(30),
-    jwtHeaderName: "x-auth-request-access-token"
-  })
+  TokenVerifier.layerFor(issuer, { algorithms: ["RS256"] })
 
 export interface SimulatorServerOptions {
   /** Default port (`PORT` wins, as for every service). Default 8002. */
