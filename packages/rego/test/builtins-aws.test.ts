@@ -3,15 +3,13 @@
 // session tokens), Go's URL parsing, and OPA's operand checks.
 import { createHash, createHmac } from "node:crypto"
 import { describe, expect, it } from "vitest"
-import { aws, signV4, type SigV4Input } from "@rec/rego/builtins/aws"
+import { signV4, type SigV4Input } from "@rec/rego/builtins/aws"
 import { escapedPath, parseURL } from "@rec/rego/builtins/gourl"
-import { toJSON } from "@rec/rego/json"
 import { Rego } from "@rec/rego/rego"
 import type { Value } from "@rec/rego/value"
-import { builtinContext, builtinFailure } from "./helpers.js"
+import { builtinFailure, callBuiltinJSON } from "./helpers.js"
 
-const ctx = builtinContext()
-const signReq = (...args: Value[]): unknown => toJSON(aws[0].fn(args, ctx) as Value)
+const signReq = (...args: Value[]): unknown => callBuiltinJSON("providers.aws.sign_req", args)
 const failure = (...args: Value[]): string => builtinFailure(() => signReq(...args))
 
 // 2015-08-30T12:36:00Z, the date of AWS's SigV4 test suite.

@@ -2,16 +2,12 @@
 // block-string quirk, schema validation rules, query validation messages, and the AST-object
 // round trip (including OPA's decoding quirks).
 import { describe, expect, it } from "vitest"
-import { toJSON } from "@rec/rego/json"
 import { Rego } from "@rec/rego/rego"
 import type { Value } from "@rec/rego/value"
-import { builtinFailure, callBuiltin } from "./helpers.js"
+import { builtinFailure, callBuiltinJSON } from "./helpers.js"
 
 /** Calls a builtin; returns its result as JSON, or throws its BuiltinError. */
-const call = (name: string, ...args: Value[]): unknown => {
-  const out = callBuiltin(name, args)
-  return out === undefined ? undefined : toJSON(out)
-}
+const call = (name: string, ...args: Value[]): unknown => callBuiltinJSON(name, args)
 
 /** The message of the builtin error a call raises. */
 const failure = (name: string, ...args: Value[]): string => builtinFailure(() => call(name, ...args))

@@ -1,14 +1,10 @@
 // json.verify_schema / json.match_schema beyond OPA's conformance suite: every keyword family,
 // gojsonschema's error texts, types and fields, exact numbers, drafts, references and formats.
 import { describe, expect, it } from "vitest"
-import { toJSON } from "@rec/rego/json"
 import { fromJSON } from "@rec/rego/value"
-import { builtinFailure, callBuiltin } from "./helpers.js"
+import { builtinFailure, callBuiltinJSON } from "./helpers.js"
 
-const call = (name: string, ...args: unknown[]): unknown => {
-  const out = callBuiltin(name, args.map((a) => fromJSON(a)))
-  return out === undefined ? undefined : toJSON(out)
-}
+const call = (name: string, ...args: unknown[]): unknown => callBuiltinJSON(name, args.map((a) => fromJSON(a)))
 
 /** The `error` texts of a match (none when it succeeds); scalar documents are passed as JSON text. */
 const errors = (doc: unknown, schema: unknown): string[] => {

@@ -4,17 +4,16 @@
 import { describe, expect, it } from "vitest"
 import { defaultBuiltins } from "@rec/rego/builtins/index"
 import { lookupIpAddr } from "@rec/rego/builtins/net"
-import { toJSON } from "@rec/rego/json"
 import { Rego } from "@rec/rego/rego"
 import type { Value } from "@rec/rego/value"
-import { builtinContext, builtinFailure, callBuiltin } from "./helpers.js"
+import { builtinContext, builtinFailure, callBuiltinJSON } from "./helpers.js"
 
 let charged = 0
 const ctx = builtinContext((n) => {
   charged += n
 })
 
-const call = (name: string, ...args: Value[]): unknown => toJSON(callBuiltin(name, args, ctx) as Value)
+const call = (name: string, ...args: Value[]): unknown => callBuiltinJSON(name, args, ctx)
 const failure = (name: string, ...args: Value[]): string => builtinFailure(() => call(name, ...args))
 const sorted = (x: unknown): unknown => (Array.isArray(x) ? [...x].sort() : x)
 

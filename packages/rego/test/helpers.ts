@@ -1,8 +1,9 @@
 // Shared by the builtin tests: builtins called directly from the default registry with a strict
-// context, one expression evaluated through the engine (as a query or as a rule), and the typed
+// context (their result as a Value or as JSON), one expression evaluated through the engine (as a query or as a rule), and the typed
 // error a call must raise.
 import { type Json, Rego } from "@rec/rego"
 import { type BuiltinContext, BuiltinError, defaultBuiltins } from "@rec/rego/builtins/index"
+import { toJSON } from "@rec/rego/json"
 import type { EvalOptions } from "@rec/rego/rego"
 import type { Value } from "@rec/rego/value"
 
@@ -25,6 +26,12 @@ export const callBuiltin = (name: string, args: Value[], ctx: BuiltinContext = s
   const def = registry.get(name)
   if (def === undefined) throw new Error(`${name} is not registered`)
   return def.fn(args, ctx)
+}
+
+/** callBuiltin with the result as plain JSON data (sets as sorted arrays; undefined when undefined). */
+export const callBuiltinJSON = (name: string, args: Value[], ctx: BuiltinContext = strict): Json | undefined => {
+  const out = callBuiltin(name, args, ctx)
+  return out === undefined ? undefined : toJSON(out)
 }
 
 /** The error of class `type` that `f` throws; any other error propagates, and no error fails the test. */
