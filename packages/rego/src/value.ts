@@ -438,16 +438,8 @@ export function compare(a: Value, b: Value): number {
       return compareNumbers(a as number | bigint, b as number | bigint)
     case T_STRING:
       return compareStrings(a as string, b as string)
-    case T_ARRAY: {
-      const x = a as Value[]
-      const y = b as Value[]
-      const n = Math.min(x.length, y.length)
-      for (let i = 0; i < n; i++) {
-        const c = compare(x[i], y[i])
-        if (c !== 0) return c
-      }
-      return x.length < y.length ? -1 : x.length > y.length ? 1 : 0
-    }
+    case T_ARRAY:
+      return compareSequences(a as Value[], b as Value[])
     case T_OBJECT: {
       const x = [...objectEntries(a as RegoObject)]
       const y = [...objectEntries(b as RegoObject)]
@@ -460,27 +452,24 @@ export function compare(a: Value, b: Value): number {
       }
       return x.length < y.length ? -1 : x.length > y.length ? 1 : 0
     }
-    default: {
-      const x = (a as RegoSet).sorted()
-      const y = (b as RegoSet).sorted()
-      const n = Math.min(x.length, y.length)
-      for (let i = 0; i < n; i++) {
-        const c = compare(x[i], y[i])
-        if (c !== 0) return c
-      }
-      return x.length < y.length ? -1 : x.length > y.length ? 1 : 0
-    }
+    default:
+      return compareSequences((a as RegoSet).sorted(), (b as RegoSet).sorted())
   }
+}
+
+/** Arrays (and sets, as their sorted elements) compare element by element, then by length. */
+const compareSequences = (x: readonly Value[], y: readonly Value[]): number => {
+  const n = Math.min(x.length, y.length)
+  for (let i = 0; i < n; i++) {
+    const c = compare(x[i], y[i])
+    if (c !== 0) return c
+  }
+  return x.length < y.length ? -1 : x.length > y.length ? 1 : 0
 }
 
 // ---------------------------------------------------------------------------------------------
 // Conversions
 
-/**
- * Converts foreign data into a Rego value: LosslessNumber-like objects (anything with
- * `isLosslessNumber`) become exact numbers, Maps stay objects, everything else is kept as is.
- * Plain JSON needs no conversion at all.
- */
 /** Whether fromJSON would change anything in x (checked without allocating). */
 export const isPlainJSON = (x: unknown): boolean => {
   switch (typeof x) {
@@ -510,6 +499,11 @@ export const isPlainJSON = (x: unknown): boolean => {
   }
 }
 
+/**
+ * Converts foreign data into a Rego value, as JSON would see it: LosslessNumber-like objects
+ * (anything with `isLosslessNumber`) become exact numbers, objects with `toJSON` their JSON form,
+ * members JSON leaves out are dropped. Shares structure with the input where nothing changes.
+ */
 export const fromJSON = (x: unknown): Value => {
   if (x === null || x === undefined) return null
   switch (typeof x) {
