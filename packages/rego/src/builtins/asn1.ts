@@ -220,54 +220,38 @@ export class Der {
     return e === undefined ? undefined : new Der(e.content)
   }
 
-  integer(tag: number = TAG.INTEGER): bigint | undefined {
+  /** The next element with the tag, parsed from its content; on a malformed one the cursor stays. */
+  private parsed<T>(tag: number, parse: (content: Buffer) => T | undefined): T | undefined {
     const save = this.pos
     const e = this.read(tag)
     if (e === undefined) return undefined
-    const v = parseInteger(e.content)
+    const v = parse(e.content)
     if (v === undefined) this.pos = save
     return v
+  }
+
+  integer(tag: number = TAG.INTEGER): bigint | undefined {
+    return this.parsed(tag, parseInteger)
   }
 
   /** An INTEGER that fits in a JS safe integer (Go reads these into int). */
   smallInteger(tag: number = TAG.INTEGER): number | undefined {
-    const save = this.pos
-    const v = this.integer(tag)
-    if (v === undefined) return undefined
-    if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < -BigInt(Number.MAX_SAFE_INTEGER)) {
-      this.pos = save
-      return undefined
-    }
-    return Number(v)
+    return this.parsed(tag, (c) => {
+      const v = parseInteger(c)
+      return v === undefined || v > BigInt(Number.MAX_SAFE_INTEGER) || v < -BigInt(Number.MAX_SAFE_INTEGER) ? undefined : Number(v)
+    })
   }
 
   boolean(): boolean | undefined {
-    const save = this.pos
-    const e = this.read(TAG.BOOLEAN)
-    if (e === undefined) return undefined
-    if (e.content.length !== 1 || (e.content[0] !== 0 && e.content[0] !== 0xff)) {
-      this.pos = save
-      return undefined
-    }
-    return e.content[0] === 0xff
+    return this.parsed(TAG.BOOLEAN, (c) => (c.length === 1 && (c[0] === 0 || c[0] === 0xff) ? c[0] === 0xff : undefined))
   }
 
   oid(): number[] | undefined {
-    const save = this.pos
-    const e = this.read(TAG.OID)
-    if (e === undefined) return undefined
-    const v = parseOid(e.content)
-    if (v === undefined) this.pos = save
-    return v
+    return this.parsed(TAG.OID, parseOid)
   }
 
   bitString(): BitString | undefined {
-    const save = this.pos
-    const e = this.read(TAG.BIT_STRING)
-    if (e === undefined) return undefined
-    const v = parseBitString(e.content)
-    if (v === undefined) this.pos = save
-    return v
+    return this.parsed(TAG.BIT_STRING, parseBitString)
   }
 }
 
