@@ -5,7 +5,7 @@ import * as crypto from "node:crypto"
 import { describe, expect, it } from "vitest"
 import { type Json, Rego, RegoEvalError } from "@rec/rego"
 import { Der, pemDecode } from "@rec/rego/builtins/asn1"
-import { goBase64Decode } from "@rec/rego/builtins/gobase64"
+import { Base64Error, goBase64Decode } from "@rec/rego/builtins/gobase64"
 import { CLIENT, CSR, EC384_KEY, INTERMEDIATE_CA, LEAF, LEAF_KEY, MISC, MISC_KEY, NOW_NS, OTHER_EC_KEY, OUTSIDE_CONSTRAINTS, ROOT_CA, RSA1024_KEY } from "./fixtures/pki.js"
 import { queryValue, thrown } from "./helpers.js"
 
@@ -254,14 +254,7 @@ describe("Go encodings", () => {
   it("base64 decodes as Go's StdEncoding does", () => {
     expect(goBase64Decode("Zm9v\r\nYmFy").toString()).toBe("foobar")
     expect(goBase64Decode("Zm8=").toString()).toBe("fo")
-    const offset = (s: string): string => {
-      try {
-        goBase64Decode(s)
-      } catch (e) {
-        return (e as Error).message
-      }
-      return "no error"
-    }
+    const offset = (s: string): string => thrown(Base64Error, () => goBase64Decode(s)).message
     expect(offset("Zm9")).toBe("illegal base64 data at input byte 0")
     expect(offset("Zg=")).toBe("illegal base64 data at input byte 3")
     expect(offset("Zg==Zg==")).toBe("illegal base64 data at input byte 4")

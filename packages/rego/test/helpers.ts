@@ -45,6 +45,17 @@ export const thrown = <E>(type: abstract new (...args: never[]) => E, f: () => u
   throw new Error(`expected a ${type.name}, but nothing was thrown`)
 }
 
+/** What `f` throws (undefined when nothing) and how long it ran, in milliseconds. */
+export const outcome = (f: () => unknown): { error: unknown; ms: number } => {
+  const t0 = performance.now()
+  try {
+    f()
+  } catch (error) {
+    return { error, ms: performance.now() - t0 }
+  }
+  return { error: undefined, ms: performance.now() - t0 }
+}
+
 /** `code: message` of the BuiltinError `f` throws. */
 export const builtinFailure = (f: () => unknown): string => {
   const e = thrown(BuiltinError, f)
