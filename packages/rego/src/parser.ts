@@ -497,7 +497,7 @@ export class Parser {
       const bloc = this.loc()
       const next: RuleDraft = {
         default: false,
-        head: { ...head, loc: bloc, args: head.args?.map((a) => (a.type === "var" && a.name.startsWith("$") ? { ...a, name: this.genWildcard() } : a)) },
+        head: { ...head, loc: bloc, args: this.freshWildcards(head.args) },
         body: [],
         else: undefined,
         generatedBody: false,
@@ -507,6 +507,11 @@ export class Parser {
       rules.push(next)
     }
     return rules
+  }
+
+  /** A head's arguments for another of its bodies: each wildcard (`_`) under a new name. */
+  private freshWildcards(args: Term[] | undefined): Term[] | undefined {
+    return args?.map((a) => (a.type === "var" && a.name.startsWith("$") ? { ...a, name: this.genWildcard() } : a))
   }
 
   private parseBraceBody(rule: RuleDraft): boolean {
@@ -525,7 +530,7 @@ export class Parser {
       generatedValue: false,
       hasIf: false,
       loc,
-      args: head.args?.map((a) => (a.type === "var" && a.name.startsWith("$") ? { ...a, name: this.genWildcard() } : a))
+      args: this.freshWildcards(head.args)
     }
     this.scan()
     switch (this.t()) {
