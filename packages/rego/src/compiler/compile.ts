@@ -242,7 +242,6 @@ const checkRecursion = (nodes: readonly RuleNode[], errors: RegoError[]): void =
     for (const info of n.rules) if (info.lrule !== undefined) for (const d of dependencies(info.lrule, root)) s.add(d)
     deps.set(n, s)
   }
-  const reported = new Set<RuleNode>()
   for (const start of deps.keys()) {
     // Depth-first search for a path back to `start`.
     const path: RuleNode[] = []
@@ -261,8 +260,7 @@ const checkRecursion = (nodes: readonly RuleNode[], errors: RegoError[]): void =
       }
       return false
     }
-    if (dfs(start) && !reported.has(start)) {
-      reported.add(start)
+    if (dfs(start)) {
       const names = [start, ...path].map((n) => ruleRef(n))
       const loc: Loc = start.rules[0].rule.loc
       errors.push(new RegoError("rego_recursion_error", `rule ${ruleRef(start)} is recursive: ${names.join(" -> ")}`, loc))

@@ -109,8 +109,6 @@ export class Ctx {
   cache: Cached[] | undefined = undefined
   /** Memoised function results, by group id: nested maps keyed by the arguments (see Runtime.call). */
   fnCache: Map<number, Map<unknown, unknown>> | undefined = undefined
-  /** Generic documents built (by node id). */
-  docCache: Map<number, Value> | undefined = undefined
   /** Comprehensions computed once per scope: results, or indices keyed by closure variables. */
   compCache: Map<number, unknown> | undefined = undefined
 
