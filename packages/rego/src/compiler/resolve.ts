@@ -12,7 +12,7 @@ import type { BuiltinRegistry } from "../builtins/registry.js"
 import { RegoError } from "../errors.js"
 import { type Value, ObjectBuilder, RegoSet } from "../value.js"
 import type { Callee, LComp, LExpr, LTerm, LWith, WithTarget } from "./ir.js"
-import type { RuleNode } from "./tree.js"
+import { pathString, type RuleNode } from "./tree.js"
 
 /** What a global name stands for. */
 export type Global = { readonly root: "data" | "input"; readonly path: readonly Value[] }
@@ -553,7 +553,7 @@ export class Resolver {
         const def = bname !== undefined ? this.o.builtins.get(bname) : undefined
         if (def !== undefined && bname !== undefined) return this.builtinCallee(def, bname, loc)
       }
-      this.err("rego_type_error", `undefined function ${pathName(g.path)}`, loc)
+      this.err("rego_type_error", `undefined function ${pathString(g.path)}`, loc)
       return undefined
     }
     const def = this.o.builtins.get(name)
@@ -743,12 +743,6 @@ export const findNode = (root: RuleNode, path: readonly Value[]): RuleNode | und
     if (n === undefined) return undefined
   }
   return n
-}
-
-const pathName = (path: readonly Value[]): string => {
-  let s = "data"
-  for (const k of path) s += typeof k === "string" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(k) ? "." + k : "[" + JSON.stringify(k) + "]"
-  return s
 }
 
 /** Names bound by a pattern (vars, including inside arrays and object values). */

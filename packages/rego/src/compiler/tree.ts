@@ -98,7 +98,6 @@ export const pathString = (path: readonly Value[]): string => {
 const valueText = (v: Value): string => {
   if (typeof v === "bigint") return v.toString()
   if (v instanceof RegoSet) return "{" + v.sorted().map(valueText).join(", ") + "}"
-  if (typeof v === "object" && v !== null && !Array.isArray(v)) return JSON.stringify(v)
   return JSON.stringify(v)
 }
 
