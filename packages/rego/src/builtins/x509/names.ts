@@ -1,7 +1,7 @@
 // Names found in certificates, read as Go reads them: DNS labels, RFC 2821 mailboxes, URIs
 // (net/url.Parse and URL.String) and IP addresses (net.ParseIP and IP.String).
 
-import { ipv6Text } from "../net.js"
+import { ipv6Text, parseIP as parseNetIP } from "../net.js"
 import type { GoURL } from "./model.js"
 
 /** Go's domainToReverseLabels: the labels of a domain, last first; undefined when invalid. */
@@ -171,44 +171,14 @@ export const parseURL = (raw: string): GoURL => {
   return { scheme, opaque, user: userinfo !== undefined, host, path, rawPath, omitHost, forceQuery, rawQuery, fragment, rawFragment, text }
 }
 
-/** net.ParseIP: 4 or 16 bytes, undefined when s is not an address. */
+/** net.ParseIP: 16 bytes (IPv4 addresses IPv4-mapped), undefined when s is not an address. */
 export const parseIP = (s: string): Buffer | undefined => {
-  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(s)
-  if (v4 !== null) {
-    const parts = v4.slice(1).map(Number)
-    if (parts.some((p, i) => p > 255 || (v4[i + 1].length > 1 && v4[i + 1][0] === "0"))) return undefined
-    return Buffer.from([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, ...parts])
-  }
-  if (!s.includes(":")) return undefined
-  let text = s
-  let tail: number[] = []
-  const lastColon = text.lastIndexOf(":")
-  if (text.slice(lastColon + 1).includes(".")) {
-    const four = parseIP(text.slice(lastColon + 1))
-    if (four === undefined) return undefined
-    tail = [...four.subarray(12)]
-    text = text.slice(0, lastColon + 1) + "0:0"
-  }
-  const halves = text.split("::")
-  if (halves.length > 2) return undefined
-  const group = (h: string): number[] | undefined => {
-    if (h === "") return []
-    const out: number[] = []
-    for (const g of h.split(":")) {
-      if (!/^[0-9a-fA-F]{1,4}$/.test(g)) return undefined
-      out.push(parseInt(g, 16))
-    }
-    return out
-  }
-  const a = group(halves[0])
-  const b = halves.length === 2 ? group(halves[1]) : []
-  if (a === undefined || b === undefined) return undefined
-  const fill = 8 - a.length - b.length
-  if ((halves.length === 1 && fill !== 0) || (halves.length === 2 && fill < 1)) return undefined
-  const groups = [...a, ...new Array<number>(halves.length === 2 ? fill : 0).fill(0), ...b]
+  const ip = parseNetIP(s)
+  if (ip === undefined) return undefined
+  const n = ip.v6 ? ip.n : 0xffff00000000n | ip.n
   const out = Buffer.alloc(16)
-  groups.forEach((g, i) => out.writeUInt16BE(g, i * 2))
-  if (tail.length === 4) out.set(tail, 12)
+  out.writeBigUInt64BE(n >> 64n, 0)
+  out.writeBigUInt64BE(n & 0xffffffffffffffffn, 8)
   return out
 }
 
