@@ -4,7 +4,7 @@
 
 import { normBig } from "../value.js"
 import { str } from "./args.js"
-import { MAX_INT_BITS } from "./numbers.js"
+import { bitLength, MAX_INT_BITS } from "./numbers.js"
 import { type BuiltinDef, builtinError } from "./registry.js"
 
 const KI = 1n << 10n
@@ -80,8 +80,6 @@ interface GoFloat {
   readonly mant: bigint
   readonly exp: number
 }
-
-const bitLength = (x: bigint): number => (x === 0n ? 0 : x.toString(2).length)
 
 /** The positive rational a / b rounded to prec bits (round half to even). */
 const roundRat = (a: bigint, b: bigint, prec: number): { mant: bigint; exp: number } => {
