@@ -5,21 +5,14 @@ import { describe, expect, it } from "vitest"
 import { executeWith } from "@rec/rego/re2/exec"
 import { Regexp, RegexpSyntaxError } from "@rec/rego/re2/regexp"
 import { foldOrbit, MAX_FOLD, MIN_FOLD } from "@rec/rego/re2/unicode"
+import { thrown } from "./helpers.js"
 
 const positions = (pattern: string, text: string): string => {
   const m = Regexp.compile(pattern).findSubmatchIndex(text)
   return m === null ? "-" : Array.from(m).join(",")
 }
 
-const syntaxError = (pattern: string): string => {
-  try {
-    Regexp.compile(pattern)
-  } catch (e) {
-    if (e instanceof RegexpSyntaxError) return e.message
-    throw e
-  }
-  throw new Error(`${pattern} compiled`)
-}
+const syntaxError = (pattern: string): string => thrown(RegexpSyntaxError, () => Regexp.compile(pattern)).message
 
 describe("syntax", () => {
   it("reports invalid patterns with Go's messages", () => {
