@@ -53,6 +53,11 @@ describe("strings.render_template", () => {
     expect(render('{{print "a" 1 2 "b"}} {{println 1 "x"}}', vars)).toBe("a1 2b 1 x\n")
     expect(render('{{printf "%s=%v %q %5d|%-4s|%x" .s .l .s 42 "ab" 255}}', vars)).toBe('str=[1 2 3] "str"    42|ab  |ff')
     expect(render('{{printf "%d" .n}}', vars)).toBe("%!d(json.Number=5)")
+    // Go's fmt refuses widths and precisions that grow past a million (parsenum): the format ends
+    // there, instead of allocating the padding.
+    expect(render('{{printf "a%50000000db" 1}}', vars)).toBe("a%!(NOVERB)%!(EXTRA int=1)")
+    expect(render('{{printf "%.90000000fz" 1.5}}', vars)).toBe("%!(NOVERB)%!(EXTRA float64=1.5)")
+    expect(render('{{printf "%8000d" 1}}', vars)).toHaveLength(8000)
     expect(render("{{html .h}} {{js .h}} {{urlquery .s \"a b&c\"}}", vars)).toBe(
       "&lt;a href=&#39;x&#39;&gt;&amp;&lt;/a&gt; \\u003Ca href\\u003D\\'x\\'\\u003E\\u0026\\u003C/a\\u003E stra+b%26c"
     )

@@ -181,7 +181,7 @@ const formatArg = (a: Arg, verb: string, spec: Spec): string => {
 const tooLarge = (n: number): boolean => n > 1e6 || n < -1e6
 
 /** Go's fmt parsenum: a number at i; one that grows too large consumes the rest of the format. */
-const parseNum = (s: string, start: number): { num: number; isnum: boolean; next: number } => {
+export const parseNum = (s: string, start: number): { num: number; isnum: boolean; next: number } => {
   let num = 0
   let isnum = false
   let i = start

@@ -16,6 +16,7 @@ import { queryEscape } from "./encoding.js"
 import { goAnyOf, JsonNumber } from "./gojson.js"
 import { obj, str } from "./args.js"
 import { asBuiltinError, type BuiltinDef } from "./registry.js"
+import { parseNum } from "./sprintf.js"
 import { trimASCII } from "./strings.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -894,6 +895,12 @@ const sprintf = (format: string, args: readonly TV[]): string => {
     out += format.slice(last, m.index)
     last = re.lastIndex
     const [, flags, width, prec, verb] = m
+    // Go's parsenum: a width or precision that grows past a million ends the format there.
+    if ((width !== undefined && !parseNum(width, 0).isnum) || (prec !== undefined && !parseNum(prec, 0).isnum)) {
+      out += "%!(NOVERB)"
+      last = format.length
+      break
+    }
     if (verb === "%") {
       out += "%"
       continue
