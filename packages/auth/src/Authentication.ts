@@ -12,10 +12,10 @@
  *   `None` (anonymous), an invalid token still gives 401. The policy service uses it for its
  *   anonymous-subject mode.
  *
- * 401 bodies use the platform error model, `HttpErrors.Unauthorized` with
- * `details.reason` (`missing_token`, `expired`, `wrong_audience`, ... see `AuthFailure`) and a
- * `WWW-Authenticate: Bearer` header (RFC 6750). When the identity provider's keys cannot be
- * fetched the answer is 503 `HttpErrors.ServiceUnavailable` naming `identity-provider`.
+ * 401 bodies use the platform error model, `HttpErrors.Unauthorized` whose `detail` is the
+ * failure's message (`Token has expired`, `Invalid audience`, ... see `AuthFailure`), with a
+ * `WWW-Authenticate: Bearer` header (RFC 6750) carrying the same text. When the identity
+ * provider's keys cannot be fetched the answer is 503 `HttpErrors.ServiceUnavailable` naming it.
  *
  * A service whose contract needs other bodies (the policy service's `{detail}`) declares its own
  * tag and builds the implementation with `bearer({ onFailure })`.
@@ -137,13 +137,15 @@ const addChallenge = (failure: AuthFailure): Effect.Effect<void> =>
     )
     : Effect.void
 
-/** The platform's mapping: 401 `Unauthorized` with the reason, or 503 for key outages. */
+/** The platform's mapping: 401 `Unauthorized` saying why, or 503 for key outages. */
 export const toPlatformError = (
   failure: AuthFailure
 ): HttpErrors.Unauthorized | HttpErrors.ServiceUnavailable =>
   failure.isCredentialProblem
-    ? new HttpErrors.Unauthorized({ message: failure.message, details: { reason: failure.reason } })
-    : new HttpErrors.ServiceUnavailable({ message: failure.message, upstream: "identity-provider" })
+    ? new HttpErrors.Unauthorized({ detail: failure.message })
+    : new HttpErrors.ServiceUnavailable({
+      detail: `${failure.message}: the identity provider cannot be reached, try again shortly`
+    })
 
 export interface BearerOptions<E> {
   /** The error the contract declares for failed authentication. */

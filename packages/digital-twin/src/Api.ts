@@ -10,14 +10,14 @@
  *
  * Values fetchers are `POST .../values/<fetcher>` with `{"payload": {...}}`; each known fetcher
  * is its own endpoint (typed payload and items) and any other id gets 404 `UnknownFetcher`.
- * A payload that does not match its schema is a 400 `HttpApiDecodeError` naming the field.
+ * A payload that does not match its schema is a 400 `{detail, issues}` naming the field.
  * Every endpoint needs a bearer token (`@rec/auth`'s `Authentication`: 401 `Unauthorized`, 503
  * when the identity provider's keys are unreachable); 403 `Forbidden` when the token may not read
  * the network, participant or community; 404 `NotFound` for unknown ones.
  */
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Authentication } from "@rec/auth"
-import { HttpErrors } from "@rec/platform"
+import { Contract, HttpErrors } from "@rec/platform"
 import { Schema } from "effect"
 import * as Energy from "./EnergySchemas.js"
 import { UnknownFetcher } from "./Errors.js"
@@ -107,7 +107,7 @@ export class CommunitiesGroup extends HttpApiGroup.make("communities")
   .annotate(OpenApi.Description, "Renewable energy community (country it) self-consumption, settlement and forecast")
 {}
 
-export class DigitalTwinApi extends HttpApi.make("digital-twin")
+export class DigitalTwinApi extends Contract.make("digital-twin")
   .add(GridGroup)
   .add(ParticipantsGroup)
   .add(CommunitiesGroup)

@@ -150,13 +150,13 @@ export const toDigitalTwinError = (operation: string, error: unknown): DigitalTw
     return make(503, `No token for the digital twin: ${error.message}`)
   }
   if (ParseResult.isParseError(error)) return make(400, `Invalid request to the digital twin: ${error.message}`)
-  // Errors the contract declares (NotFound, Forbidden, UnknownFetcher, HttpApiDecodeError, ...)
+  // Errors the contract declares (NotFound, Forbidden, UnknownFetcher, BadRequest, ...)
   // arrive decoded; their schema carries the status the digital twin answered with.
   if (Predicate.hasProperty(error, "_tag") && Predicate.hasProperty(error, "constructor")) {
     const schema = (error as { readonly constructor: unknown }).constructor
     if (Schema.isSchema(schema)) {
-      const message = Predicate.hasProperty(error, "message") && typeof error.message === "string" ? `: ${error.message}` : ""
-      return make(HttpApiSchema.getStatusErrorAST(schema.ast), `The digital twin answered ${String(error._tag)}${message}`)
+      const detail = Predicate.hasProperty(error, "detail") && typeof error.detail === "string" ? `: ${error.detail}` : ""
+      return make(HttpApiSchema.getStatusErrorAST(schema.ast), `The digital twin answered ${String(error._tag)}${detail}`)
     }
   }
   return make(502, `The digital twin call failed: ${String(error)}`)

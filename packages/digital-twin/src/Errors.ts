@@ -1,18 +1,18 @@
 /**
  * The digital twin's own error: a values fetcher id it does not know. The other errors are the
  * platform's (`HttpErrors.Forbidden`, `HttpErrors.NotFound`, `HttpErrors.Unauthorized` from the
- * authentication middleware, Effect's `HttpApiDecodeError` for a payload that does not match).
+ * authentication middleware, the kit's 400 for a payload that does not match).
  */
-import { HttpApiSchema } from "@effect/platform"
+import { Contract, HttpErrors } from "@rec/platform"
 import { Schema } from "effect"
 
-export class UnknownFetcher extends Schema.TaggedError<UnknownFetcher>()(
+export class UnknownFetcher extends Contract.UntaggedError<UnknownFetcher>()(
   "UnknownFetcher",
   {
-    message: Schema.String,
+    ...HttpErrors.fields,
     fetcher: Schema.String,
     /** The fetchers this entity offers. */
     available: Schema.Array(Schema.String)
   },
-  HttpApiSchema.annotations({ status: 404, description: "No values fetcher with this id" })
+  { status: 404, description: "No values fetcher with this id" }
 ) {}

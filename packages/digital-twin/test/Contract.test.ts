@@ -158,7 +158,7 @@ layer(SimulatorLive, { excludeTestServices: true, timeout: "60 seconds" })("digi
         const grid = yield* serviceClient("svc-grid")
         const unknown = yield* Effect.flip(grid.grid.substationsMap("dso-nowhere"))
         expect(unknown).toMatchObject({ status: 404, operation: "substations_map" })
-        expect(unknown.message).toContain("unknown network 'dso-nowhere'")
+        expect(unknown.message).toContain("Unknown network 'dso-nowhere'")
       }))
   })
 
@@ -234,7 +234,7 @@ layer(SimulatorLive, { excludeTestServices: true, timeout: "60 seconds" })("digi
         const idp = yield* DevIdp
         const none = yield* raw("/grid/dso-alto-garda/wind/trend")
         expect(none.status).toBe(401)
-        expect(none.json()).toMatchObject({ _tag: "Unauthorized" })
+        expect(none.json()).toEqual({ detail: "Missing bearer token" })
         expect(none.headers.get("www-authenticate")).toBe("Bearer")
         const expired = yield* Effect.flip((yield* anonymousClient()).withToken(yield* idp.mint("svc-grid", { expired: true })).grid.windTrend("dso-alto-garda"))
         expect(expired).toMatchObject({ status: 401, operation: "wind_trend" })
@@ -247,8 +247,10 @@ layer(SimulatorLive, { excludeTestServices: true, timeout: "60 seconds" })("digi
         const extra = yield* post("/grid/dso-alto-garda/values/risks", token, { payload: { dates: ["2026-07-15"], colour: "red" } })
         expect(extra.status).toBe(400)
         const body = extra.json()
-        expect(body._tag).toBe("HttpApiDecodeError")
-        expect(body.issues).toEqual([expect.objectContaining({ path: ["payload", "colour"] })])
+        expect(body).toEqual({
+          detail: "Invalid request: payload.colour: is unexpected, expected: \"dates\" | \"risk_vector\" | \"limit\" | \"offset\"",
+          issues: [{ path: ["payload", "colour"], message: "is unexpected, expected: \"dates\" | \"risk_vector\" | \"limit\" | \"offset\"" }]
+        })
         const badDate = yield* post("/grid/dso-alto-garda/values/trendline", token, { payload: { date_from: "15/07/2026", date_to: "2026-07-16" } })
         expect(badDate.status).toBe(400)
         expect(badDate.text).toContain("date_from")
@@ -267,12 +269,12 @@ layer(SimulatorLive, { excludeTestServices: true, timeout: "60 seconds" })("digi
         const grid = yield* post("/grid/dso-alto-garda/values/risk_km", yield* idp.mint("svc-grid"), { payload: {} })
         expect(grid.status).toBe(404)
         expect(grid.json()).toMatchObject({
-          _tag: "UnknownFetcher",
+          detail: "Unknown values fetcher 'risk_km' for network 'dso-alto-garda'; available: filters, tile_index, shapes, risks, risks_now, trendline",
           fetcher: "risk_km",
           available: ["filters", "tile_index", "shapes", "risks", "risks_now", "trendline"]
         })
         const participant = yield* post(`/participants/${giulia.sub}/values/weather`, yield* idp.mint("participant"), { payload: {} })
-        expect(participant.json()).toMatchObject({ _tag: "UnknownFetcher", available: expect.arrayContaining(["meters_data"]) })
+        expect(participant.json()).toMatchObject({ detail: expect.stringContaining("'weather'"), available: expect.arrayContaining(["meters_data"]) })
         const community = yield* post(`/communities/it/${World.community.id}/values/nope`, yield* idp.mint("svc-flexibility"), {})
         expect(community.status).toBe(404)
         // Access is checked first: a stranger learns nothing about fetchers of others' networks.

@@ -7,15 +7,21 @@
  *   `<prefix>/redoc.standalone.js` (no CDN, works offline). The page references the bundle by a
  *   relative URL, so it also works behind a proxy that strips a prefix.
  */
-import * as HttpApi from "@effect/platform/HttpApi"
+import type * as HttpApi from "@effect/platform/HttpApi"
+import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSwagger from "@effect/platform/HttpApiSwagger"
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as OpenApi from "@effect/platform/OpenApi"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as JSONSchema from "effect/JSONSchema"
+import * as Option from "effect/Option"
 import * as Layer from "effect/Layer"
 import * as Fs from "node:fs"
 import { createRequire } from "node:module"
+import * as HttpErrors from "./HttpErrors.js"
+import type { ServiceInfo } from "./Tracing.js"
 
 /** Normalises a prefix to `""` or `/segment[/segment...]` without a trailing slash. */
 export const normalisePrefix = (prefix: string | undefined): string => {
@@ -77,11 +83,106 @@ export const readRedocBundle = (): Uint8Array => {
   return redocBundle
 }
 
-export const layer = <Id extends string, Groups extends import("@effect/platform/HttpApiGroup").HttpApiGroup.Any, E, R>(
+const decodeErrorRef = "#/components/schemas/HttpApiDecodeError"
+const invalidRequestRef = "#/components/schemas/InvalidRequest"
+const errorBodyRef = "#/components/schemas/ErrorBody"
+
+/** The platform's error body as a JSON Schema (`HttpErrors.ErrorBody`). */
+const errorBodySchema = (description: string): object => {
+  const { $schema: _, ...schema } = JSONSchema.make(HttpErrors.ErrorBody) as JSONSchema.JsonSchema7Root
+  return { ...schema, description }
+}
+
+const jsonContent = (ref: string) => ({ "application/json": { schema: { $ref: ref } } })
+
+type Operation = {
+  security?: Array<unknown>
+  parameters?: Array<unknown>
+  requestBody?: unknown
+  responses: Record<string, { description: string; content?: Record<string, { schema: Record<string, unknown> }> }>
+}
+
+/**
+ * Effect renders `Schema.Unknown`/`Any`/`Object` as `{"$id": "/schemas/unknown"}` and so on; the
+ * same `$id` in two places makes the document invalid (and unreadable to JSON Schema tools), and
+ * the id says nothing a reader needs: removed, leaving "any value" (`{}`) or the rest of the schema.
+ */
+const dropGeneratedIds = (node: unknown): void => {
+  if (Array.isArray(node)) {
+    for (const item of node) dropGeneratedIds(item)
+  } else if (typeof node === "object" && node !== null) {
+    const record = node as Record<string, unknown>
+    if (typeof record.$id === "string" && record.$id.startsWith("/schemas/")) delete record.$id
+    for (const value of Object.values(record)) dropGeneratedIds(value)
+  }
+}
+
+/**
+ * What the kit changes in a contract's generated document so that it describes what is served:
+ *
+ * - `info.version` is the service's version (the one `/health` reports);
+ * - the body of a request that does not match the contract is the platform's `{detail, issues}`
+ *   (the kit rewrites `HttpApiDecodeError`), documented as `InvalidRequest`;
+ * - an operation without parameters or body has nothing to decode: no 400 (contract-wide ones
+ *   such as `Contract.make`'s included); one without a body no 413, and every operation with a
+ *   body can be answered 413 (`maxBodySize`);
+ * - generated `$id`s of `Schema.Unknown` and friends are dropped (twice in one document they
+ *   make it invalid);
+ * - operations of a contract secured as a whole (`HttpApi.middleware` with security) inherit its
+ *   security instead of declaring none.
+ */
+export const kitTransform = (service: ServiceInfo) => (input: Record<string, unknown>): Record<string, unknown> => {
+  const spec = JSON.parse(JSON.stringify(input).split(`"${decodeErrorRef}"`).join(`"${invalidRequestRef}"`)) as {
+    info: { version: string }
+    security?: Array<unknown>
+    components: { schemas: Record<string, unknown> }
+    paths: Record<string, Record<string, Operation>>
+  }
+  dropGeneratedIds(spec)
+  spec.info.version = service.version
+  const schemas = spec.components.schemas
+  delete schemas.HttpApiDecodeError
+  schemas.InvalidRequest = errorBodySchema("The request does not match the contract: `issues` names every problem")
+  schemas.ErrorBody = errorBodySchema("The platform's error body")
+  const apiSecured = Array.isArray(spec.security) && spec.security.length > 0
+  for (const item of Object.values(spec.paths)) {
+    for (const operation of Object.values(item)) {
+      // Effect writes `security: []` on every operation, which in OpenAPI means "no credentials"
+      // and overrides a contract-wide requirement (Swagger would send no token at all).
+      if (apiSecured && Array.isArray(operation.security) && operation.security.length === 0) delete operation.security
+      const responses = operation.responses
+      const hasInput = (operation.parameters?.length ?? 0) > 0 || operation.requestBody !== undefined
+      // Nothing to decode, nothing to refuse: the contract-wide 400s do not apply.
+      if (!hasInput) delete responses["400"]
+      if (operation.requestBody === undefined) delete responses["413"]
+      else if (responses["413"] === undefined) {
+        responses["413"] = { description: "The request body is larger than the service accepts", content: jsonContent(errorBodyRef) }
+      }
+    }
+  }
+  return spec
+}
+
+/** The contract as documented: its own transform (if any), then the kit's. */
+export const documented = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
   api: HttpApi.HttpApi<Id, Groups, E, R>,
-  prefix: string
+  service: ServiceInfo
+): HttpApi.HttpApi<Id, Groups, E, R> => {
+  const own = Context.getOption(api.annotations, OpenApi.Transform)
+  const kit = kitTransform(service)
+  return api.annotate(
+    OpenApi.Transform,
+    Option.isSome(own) ? (spec) => kit(own.value(spec)) : kit
+  )
+}
+
+export const layer = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
+  contract: HttpApi.HttpApi<Id, Groups, E, R>,
+  prefix: string,
+  service: ServiceInfo
 ): Layer.Layer<never, never, HttpLayerRouter.HttpRouter> => {
   const p = paths(prefix)
+  const api = documented(contract, service)
   const spec = OpenApi.fromApi(api)
   const specResponse = HttpServerResponse.unsafeJson(spec)
   const bundleName = p.redocBundle.slice(p.redocBundle.lastIndexOf("/") + 1)

@@ -1,25 +1,33 @@
 /**
- * The platform's error model: every error a handler returns is a `Schema.TaggedError` whose HTTP
- * status is part of its schema (`HttpApiSchema.annotations({ status })`), so the contract,
- * the OpenAPI document and the typed clients all agree on it.
+ * The platform's error model: every service answers a failure with one body,
  *
- * Body shape (platform style): `{ "_tag": "<Name>", "message": "...", "details"?: ..., ...fields }`.
- * `_tag` is the machine-readable code and lets `HttpApiClient` decode the error back into its
- * class; the kit adds `"request_id"` to every JSON error body it sends (see `ServiceKit`).
- *
- * Services declare their own domain errors the same way:
- *
- * ```ts
- * class MeterNotFound extends Schema.TaggedError<MeterNotFound>()("MeterNotFound",
- *   { message: Schema.String, meter_id: Schema.String },
- *   HttpApiSchema.annotations({ status: 404 })) {}
+ * ```json
+ * { "detail": "<a sentence a person can act on>", "issues": [{ "path": ["facts", "cur"], "message": "is missing" }] }
  * ```
  *
- * `HttpApiError` (from `@effect/platform`) has no 422 and no 429 class; these are here.
- * Services whose spec demands FastAPI-style `{ "detail": "..." }` bodies use `DetailErrors`.
+ * (`issues` only where there are fields to name). Each class here is a `Contract.UntaggedError`:
+ * the status is part of its schema (`HttpApiSchema.annotations({ status })`), so the contract,
+ * the OpenAPI document and the typed clients agree on it; the body carries no `_tag`, while the
+ * instance does (`Effect.catchTag` works, and it keeps classes of the same body shape apart when
+ * `HttpApiBuilder` encodes a failure with the union of an API's errors). Typed clients decode an
+ * error response by its status.
+ *
+ * ```ts
+ * Effect.fail(new HttpErrors.NotFound({ detail: `No notification ${id}` }))
+ * ```
+ *
+ * Domain errors with fields of their own are declared the same way, `detail` first:
+ *
+ * ```ts
+ * class Suppressed extends Contract.UntaggedError<Suppressed>()("Suppressed",
+ *   { ...HttpErrors.fields, outcomes: Schema.Array(Outcome) }, { status: 409 }) {}
+ * ```
+ *
+ * `HttpApiError` (from `@effect/platform`) has no 422 and no 429 class, and its bodies are
+ * `_tag`-shaped; services use these.
  */
-import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as Schema from "effect/Schema"
+import { UntaggedError } from "./UntaggedError.js"
 
 /**
  * Any JSON value. The `jsonSchema` override matters: Effect renders a bare `Schema.Unknown` as
@@ -38,89 +46,84 @@ export const AnyJson = Schema.Unknown.annotations({
   }
 })
 
-const details = Schema.optional(AnyJson.annotations({
-  description: "Structured information about the failure (for example the invalid fields)"
-}))
+/** One problem of a request: where (`ParseResult.ArrayFormatter`'s path) and what. */
+export const Issue = Schema.Struct({
+  path: Schema.Array(Schema.Union(Schema.String, Schema.Number)).annotations({
+    description: "Where in the request: property names and array indexes from the top of the part that failed"
+  }),
+  message: Schema.String
+}).annotations({ description: "One problem of a request" })
+export type Issue = typeof Issue.Type
 
-export class BadRequest extends Schema.TaggedError<BadRequest>()(
-  "BadRequest",
-  { message: Schema.String, details },
-  HttpApiSchema.annotations({ status: 400, description: "The request is malformed" })
-) {}
+/** The fields of every error body; spread them into a domain error's fields. */
+export const fields = {
+  detail: Schema.String.annotations({ description: "What went wrong, as a sentence a person can act on" }),
+  issues: Schema.optional(Schema.Array(Issue).annotations({ description: "One entry per invalid field" }))
+}
 
-export class Unauthorized extends Schema.TaggedError<Unauthorized>()(
-  "Unauthorized",
-  { message: Schema.String, details },
-  HttpApiSchema.annotations({ status: 401, description: "Missing or invalid credentials" })
-) {}
+/** The error body as a schema (documentation, clients that read raw responses). */
+export const ErrorBody = Schema.Struct(fields).annotations({ description: "The platform's error body" })
+export type ErrorBody = typeof ErrorBody.Type
 
-export class Forbidden extends Schema.TaggedError<Forbidden>()(
-  "Forbidden",
-  { message: Schema.String, details },
-  HttpApiSchema.annotations({ status: 403, description: "The caller may not do this" })
-) {}
+export class BadRequest extends UntaggedError<BadRequest>()("BadRequest", fields, {
+  status: 400,
+  description: "The request is malformed"
+}) {}
 
-export class NotFound extends Schema.TaggedError<NotFound>()(
-  "NotFound",
-  { message: Schema.String, details },
-  HttpApiSchema.annotations({ status: 404, description: "No such resource" })
-) {}
+export class Unauthorized extends UntaggedError<Unauthorized>()("Unauthorized", fields, {
+  status: 401,
+  description: "Missing or invalid credentials"
+}) {}
 
-export class Conflict extends Schema.TaggedError<Conflict>()(
-  "Conflict",
-  { message: Schema.String, details },
-  HttpApiSchema.annotations({ status: 409, description: "The request conflicts with the current state" })
-) {}
+export class Forbidden extends UntaggedError<Forbidden>()("Forbidden", fields, {
+  status: 403,
+  description: "The caller may not do this"
+}) {}
 
-export class UnprocessableEntity extends Schema.TaggedError<UnprocessableEntity>()(
-  "UnprocessableEntity",
-  { message: Schema.String, details },
-  HttpApiSchema.annotations({
-    status: 422,
-    description: "The request is well-formed but its content is semantically invalid"
-  })
-) {}
+export class NotFound extends UntaggedError<NotFound>()("NotFound", fields, {
+  status: 404,
+  description: "No such resource (or not one the caller may see)"
+}) {}
 
-export class TooManyRequests extends Schema.TaggedError<TooManyRequests>()(
-  "TooManyRequests",
-  {
-    message: Schema.String,
-    retry_after_seconds: Schema.optional(Schema.Number),
-    details
-  },
-  HttpApiSchema.annotations({ status: 429, description: "Rate limit or quota exceeded" })
-) {}
+export class Conflict extends UntaggedError<Conflict>()("Conflict", fields, {
+  status: 409,
+  description: "The request conflicts with the current state"
+}) {}
 
-export class InternalServerError extends Schema.TaggedError<InternalServerError>()(
-  "InternalServerError",
-  { message: Schema.String, request_id: Schema.optional(Schema.String) },
-  HttpApiSchema.annotations({
-    status: 500,
-    description: "Unexpected failure; the body carries the request id to quote, never the cause"
-  })
-) {}
+export class PayloadTooLarge extends UntaggedError<PayloadTooLarge>()("PayloadTooLarge", fields, {
+  status: 413,
+  description: "The request body is larger than the service accepts"
+}) {}
 
-const upstream = Schema.String.annotations({
-  description: "The upstream system that failed (for example `digital-twin`)"
-})
+export class UnprocessableEntity extends UntaggedError<UnprocessableEntity>()("UnprocessableEntity", fields, {
+  status: 422,
+  description: "The request is well-formed but its content is semantically invalid"
+}) {}
 
-export class BadGateway extends Schema.TaggedError<BadGateway>()(
-  "BadGateway",
-  { message: Schema.String, upstream, upstream_status: Schema.optional(Schema.Number), details },
-  HttpApiSchema.annotations({ status: 502, description: "An upstream system answered with an error" })
-) {}
+export class TooManyRequests extends UntaggedError<TooManyRequests>()("TooManyRequests", fields, {
+  status: 429,
+  description: "Rate limit or quota exceeded; `Retry-After` says when to try again"
+}) {}
 
-export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()(
-  "ServiceUnavailable",
-  { message: Schema.String, upstream: Schema.optional(upstream), details },
-  HttpApiSchema.annotations({ status: 503, description: "A dependency is unavailable or not configured" })
-) {}
+export class InternalServerError extends UntaggedError<InternalServerError>()("InternalServerError", fields, {
+  status: 500,
+  description: "Unexpected failure; the detail carries the request id to quote, never the cause"
+}) {}
 
-export class GatewayTimeout extends Schema.TaggedError<GatewayTimeout>()(
-  "GatewayTimeout",
-  { message: Schema.String, upstream, details },
-  HttpApiSchema.annotations({ status: 504, description: "An upstream system did not answer in time" })
-) {}
+export class BadGateway extends UntaggedError<BadGateway>()("BadGateway", fields, {
+  status: 502,
+  description: "An upstream system failed or answered something unusable (the detail names it)"
+}) {}
+
+export class ServiceUnavailable extends UntaggedError<ServiceUnavailable>()("ServiceUnavailable", fields, {
+  status: 503,
+  description: "A dependency is unavailable or not configured (the detail names it)"
+}) {}
+
+export class GatewayTimeout extends UntaggedError<GatewayTimeout>()("GatewayTimeout", fields, {
+  status: 504,
+  description: "An upstream system did not answer in time (the detail names it)"
+}) {}
 
 /** Errors for failures of a system this service calls. */
 export type UpstreamError = BadGateway | ServiceUnavailable | GatewayTimeout

@@ -12,7 +12,7 @@
  *   spans, so a trace passes through a service that exports nothing;
  * - turns every failure that escaped the handlers into a response: unknown route 404,
  *   unreadable body 400/413, anything else a 500 with a generic message and the request id (the
- *   cause is logged, never sent); rewrites JSON error bodies per the error style (`ErrorBodies`);
+ *   cause is logged, never sent); rewrites decode failures to the platform's body (`ErrorBodies`);
  * - writes the response (`ResponseWriter`) and one access log line (not for the quiet paths
  *   such as `/health`);
  * - calls the `FastRoutes` of the service first, when it has any and tracing is off.
@@ -49,6 +49,7 @@ import type * as Http from "node:http"
 import type * as Cors from "./Cors.js"
 import * as ErrorBodies from "./ErrorBodies.js"
 import { type FastHandler, FastRoutes, key as FastRoutesKey } from "./FastRoutes.js"
+import * as JsonBody from "./JsonBody.js"
 import { CurrentRequestLogger } from "./Logging.js"
 import { CurrentRequest, fromHeader, requestIdHeader, type RequestInfo } from "./RequestContext.js"
 import * as ResponseWriter from "./ResponseWriter.js"
@@ -56,9 +57,10 @@ import * as ServerSpan from "./ServerSpan.js"
 import { isBodyTooLarge, ServerRequest } from "./ServerRequest.js"
 
 export interface Options {
-  readonly errorStyle: ErrorBodies.ErrorStyle
   /** Largest request body read into memory (JSON, text, form); larger ones get 413. */
   readonly maxBodySize: FileSystem.Size
+  /** Deepest nesting of arrays and objects in a JSON body; deeper ones get 400 before decoding. */
+  readonly maxJsonDepth: number
   readonly accessLog: boolean
   /** Exact paths with no access log line and no span (probes). */
   readonly quietPaths: ReadonlySet<string>
@@ -100,13 +102,18 @@ const readsAhead = (request: Http.IncomingMessage): boolean => {
 const hasTraceHeaders = (headers: Http.IncomingHttpHeaders): boolean =>
   headers.traceparent !== undefined || headers.b3 !== undefined || headers["x-b3-traceid"] !== undefined
 
-const tooLarge = (info: RequestInfo, options: Options) =>
-  ErrorBodies.response(options.errorStyle, {
+const tooLarge = (options: Options) =>
+  ErrorBodies.response({
     status: 413,
-    tag: "PayloadTooLarge",
-    message: `The request body is larger than ${options.maxBodySize} bytes`,
-    requestId: info.requestId
+    detail: `The request body is larger than ${options.maxBodySize} bytes, the most this service accepts`
   })
+
+/** Why a body could not be read, for its 400. */
+const unreadableDetail = (error: HttpServerError.RequestError): string => {
+  const cause = error.cause
+  if (cause instanceof JsonBody.JsonTooDeep || cause instanceof JsonBody.InvalidJson) return cause.message
+  return "The request body could not be read as its declared content type"
+}
 
 /**
  * Failures that reach the kit. The returned exit is a success for expected outcomes (404, bad
@@ -118,26 +125,21 @@ const fromCause = (
   info: RequestInfo,
   options: Options
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown> => {
-  const body = (status: number, tag: string, message: string) =>
-    ErrorBodies.response(options.errorStyle, { status, tag, message, requestId: info.requestId })
-
   if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
 
   // An unreadable body, whether a route let it fail or (as HttpApiBuilder does) die.
   const unreadable = (error: HttpServerError.RequestError) =>
     Effect.succeed(
       isBodyTooLarge(error)
-        ? HttpServerResponse.setHeader(tooLarge(info, options), "connection", "close")
-        : body(400, "BadRequest", "The request body could not be read as the declared content type")
+        ? HttpServerResponse.setHeader(tooLarge(options), "connection", "close")
+        : ErrorBodies.response({ status: 400, detail: unreadableDetail(error) })
     )
 
   const failure = Cause.failureOption(cause)
   if (Option.isSome(failure)) {
     const error = failure.value
     if (error instanceof HttpServerError.RouteNotFound) {
-      return Effect.succeed(body(404, "NotFound", options.errorStyle === "detail"
-        ? "Not Found"
-        : `No route for ${info.method} ${info.path}`))
+      return Effect.succeed(ErrorBodies.response({ status: 404, detail: `No route for ${info.method} ${info.path}` }))
     }
     if (error instanceof HttpServerError.RequestError) return unreadable(error)
     if (HttpServerRespondable.isRespondable(error)) return HttpServerRespondable.toResponse(error)
@@ -147,7 +149,10 @@ const fromCause = (
     if (HttpServerResponse.isServerResponse(defect.value)) return Effect.succeed(defect.value)
     if (defect.value instanceof HttpServerError.RequestError) return unreadable(defect.value)
   }
-  const internal = body(500, "InternalServerError", "Internal server error")
+  const internal = ErrorBodies.response({
+    status: 500,
+    detail: `Internal server error; quote request id ${info.requestId} when reporting it`
+  })
   return Effect.logError("Unhandled failure while serving the request", cause).pipe(
     Effect.annotateLogs({ "http.method": info.method, "http.path": info.path }),
     Effect.zipRight(Effect.failCause(Cause.sequential(cause, Cause.die(internal))))
@@ -176,6 +181,7 @@ export const make = <E, R>(
     // The services every request sees; each request adds its own three to a copy.
     const base = new Map(runtime.context.unsafeMap)
     base.set(IncomingMessage.MaxBodySize.key, Option.some(options.maxBodySize))
+    base.set(JsonBody.MaxDepth.key, options.maxJsonDepth)
     const maxBody = Number(options.maxBodySize)
 
     /** The access log line, once the status is known. */
@@ -204,7 +210,7 @@ export const make = <E, R>(
       response: HttpServerResponse.HttpServerResponse,
       fast = false
     ): Effect.Effect<void, HttpServerError.ResponseError> => {
-      const rewritten = ErrorBodies.rewrite(options.errorStyle, response, info.requestId)
+      const rewritten = ErrorBodies.rewrite(response)
       const cors = options.cors?.headers(request.headers.origin)
       const extra = cors === undefined ? { [requestIdHeader]: info.requestId } : { ...cors, [requestIdHeader]: info.requestId }
       const writing = ResponseWriter.write(request, request.response, rewritten, extra)
@@ -245,7 +251,7 @@ export const make = <E, R>(
       // as the client is still sending the body).
       const declared = request.headers["content-length"]
       if (declared !== undefined && Number(declared) > maxBody) {
-        return Effect.succeed(HttpServerResponse.setHeader(tooLarge(info, options), "connection", "close"))
+        return Effect.succeed(HttpServerResponse.setHeader(tooLarge(options), "connection", "close"))
       }
       return Effect.catchAllCause(app, (cause) => fromCause(cause, info, options))
     }

@@ -32,6 +32,7 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as Http from "node:http"
+import * as JsonBody from "./JsonBody.js"
 
 /** The message of the cause of a body over the limit (the one `@effect/platform-node` uses). */
 export const tooLargeMessage = "maxBytes exceeded"
@@ -180,15 +181,16 @@ export class ServerRequest extends Inspectable.Class implements HttpServerReques
     return Effect.map(this.bytes, (bytes) => decoder.decode(bytes))
   }
 
+  /** The body as JSON, within the nesting limit (`JsonBody.MaxDepth`); `null` when empty. */
   get json(): Effect.Effect<unknown, HttpServerError.RequestError> {
-    return Effect.flatMap(this.text, (text) => {
-      if (text === "") return Effect.succeed(null)
-      try {
-        return Effect.succeed(JSON.parse(text) as unknown)
-      } catch (cause) {
-        return Effect.fail(this.fail(cause))
-      }
-    })
+    return Effect.flatMap(this.text, (text) =>
+      Effect.flatMap(JsonBody.MaxDepth, (maxDepth) => {
+        try {
+          return Effect.succeed(JsonBody.parse(text, maxDepth))
+        } catch (cause) {
+          return Effect.fail(this.fail(cause))
+        }
+      }))
   }
 
   get urlParamsBody(): Effect.Effect<UrlParams.UrlParams, HttpServerError.RequestError> {

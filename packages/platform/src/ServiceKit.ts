@@ -30,9 +30,9 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Docs from "./Docs.js"
-import type { ErrorStyle } from "./ErrorBodies.js"
 import * as Cors from "./Cors.js"
 import * as Health from "./Health.js"
+import * as JsonBody from "./JsonBody.js"
 import * as Logging from "./Logging.js"
 import * as NodeServer from "./NodeServer.js"
 import type * as RequestContext from "./RequestContext.js"
@@ -59,8 +59,6 @@ export interface ServeOptions<RReady = never, ERoutes = never, RRoutes = never> 
   readonly corsOrigins?: ReadonlyArray<string> | undefined
   /** Request headers browsers may send besides the standard set (`Cors.allowedHeaders`). */
   readonly corsHeaders?: ReadonlyArray<string> | undefined
-  /** Shape of the kit's error bodies; `"detail"` for FastAPI-compatible `{detail}` services. */
-  readonly errorStyle?: ErrorStyle | undefined
   /** The kit's `GET /health`; `false` when the contract declares its own. */
   readonly health?: boolean | { readonly path: `/${string}` } | undefined
   /** Readiness checks for `GET /ready` (always present unless `false`). */
@@ -75,6 +73,8 @@ export interface ServeOptions<RReady = never, ERoutes = never, RRoutes = never> 
   readonly accessLog?: boolean | undefined
   /** Largest request body read into memory (default 10 MiB); larger ones are refused with 413. */
   readonly maxBodySize?: FileSystem.SizeInput | undefined
+  /** Deepest nesting of arrays and objects in a JSON body (default 64); deeper ones are a 400. */
+  readonly maxJsonDepth?: number | undefined
 }
 
 /** What the handlers of an `HttpApi` need: its group implementations and middleware. */
@@ -138,7 +138,7 @@ const make = <
 
     const routes = Layer.mergeAll(
       HttpLayerRouter.addHttpApi(api),
-      Docs.layer(api, prefix),
+      Docs.layer(api, prefix, options.service),
       options.health === false ? Layer.empty : Health.healthLayer(options.service, healthPath),
       readiness === undefined
         ? Layer.empty
@@ -148,8 +148,8 @@ const make = <
 
     // The kit's handler on the Node server, around the router (`RequestHandler`).
     const handlerOptions: RequestHandler.Options = {
-      errorStyle: options.errorStyle ?? "platform",
       maxBodySize: FileSystem.Size(options.maxBodySize ?? 10 * 1024 * 1024),
+      maxJsonDepth: options.maxJsonDepth ?? JsonBody.defaultMaxDepth,
       accessLog: options.accessLog ?? true,
       quietPaths: quiet,
       tracing,

@@ -2,14 +2,15 @@
  * `@rec/platform`: the service kit every REC service stands on. See README.md.
  */
 export * as Contract from "./Contract.js"
+export * as ContractCheck from "./ContractCheck.js"
 export * as Cors from "./Cors.js"
-export * as DetailErrors from "./DetailErrors.js"
 export * as Docs from "./Docs.js"
 export * as ErrorBodies from "./ErrorBodies.js"
 export * as ExpiringLru from "./ExpiringLru.js"
 export * as FastRoutes from "./FastRoutes.js"
 export * as Health from "./Health.js"
 export * as HttpErrors from "./HttpErrors.js"
+export * as JsonBody from "./JsonBody.js"
 export * as Logging from "./Logging.js"
 export * as NodeServer from "./NodeServer.js"
 export * as OutboundHttp from "./OutboundHttp.js"

@@ -76,3 +76,36 @@ describe("API documentation", () => {
       }))
   })
 })
+
+describe("the kit's corrections to the generated document", () => {
+  layer(
+    ServiceKit.serveTest(ExampleApi, { service: { name: "example", version: "9.9.9" }, port: 0 }).pipe(Layer.provide(ItemsLive)),
+    { excludeTestServices: true }
+  )("served", (it) => {
+    it.effect("version, error bodies, 400 only where input is decoded, 413 where there is a body", () =>
+      Effect.gen(function*() {
+        const spec = body(yield* get("/openapi.json")) as {
+          info: { version: string }
+          components: { schemas: Record<string, { properties?: Record<string, unknown>; required?: Array<string> }> }
+          paths: Record<string, Record<string, { responses: Record<string, unknown> }>>
+        }
+        // The contract says 1.2.3; /health and the document say the service's version.
+        expect(spec.info.version).toBe("9.9.9")
+        expect(body(yield* get("/health")).version).toBe("9.9.9")
+        expect(spec.components.schemas.HttpApiDecodeError).toBeUndefined()
+        expect(Object.keys(spec.components.schemas.InvalidRequest.properties ?? {})).toEqual(["detail", "issues"])
+        expect(spec.components.schemas.InvalidRequest.required).toEqual(["detail"])
+        expect(spec.paths["/context"].get.responses["400"]).toBeUndefined()
+        expect(spec.paths["/boom"].get.responses["400"]).toBeUndefined()
+        expect(spec.paths["/items/{id}"].get.responses["400"]).toBeDefined()
+        expect(spec.paths["/items"].post.responses["413"]).toBeDefined()
+        expect(spec.paths["/items/{id}"].get.responses["413"]).toBeUndefined()
+        // The Swagger page shows the same document.
+        const page = yield* get("/docs")
+        expect(page.text).toContain("9.9.9")
+        expect(page.text).not.toContain("HttpApiDecodeError")
+        const validation = yield* Effect.promise(() => new Validator().validate(spec as never))
+        expect(validation.errors).toBeUndefined()
+      }))
+  })
+})

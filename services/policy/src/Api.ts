@@ -9,13 +9,13 @@
  *   `{ok, reason}`; the JWT comes from `Authorization: Bearer` or the body.
  * - `system`: health, readiness and the admin-only reload.
  */
-import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Authentication } from "@rec/auth"
+import { Contract } from "@rec/platform"
 import * as Schema from "effect/Schema"
 import * as Domain from "./Domain.js"
 import * as Errors from "./Errors.js"
@@ -105,9 +105,10 @@ const mqttNote = "Token: `Authorization: Bearer <JWT>` (go-auth remote JWT mode)
 export class MqttGroup extends HttpApiGroup.make("mqtt")
   .add(
     HttpApiEndpoint.post("user", "/mqtt/user")
+      .setPayload(Domain.MqttCredentials)
       .addSuccess(Domain.MqttResult)
       .annotate(OpenApi.Summary, "Authenticate an MQTT client (on CONNECT)")
-      .annotate(OpenApi.Description, `No body needed. ${mqttNote}`)
+      .annotate(OpenApi.Description, `No body needed with the token in the header. ${mqttNote}`)
   )
   .add(
     HttpApiEndpoint.post("acl", "/mqtt/acl")
@@ -118,6 +119,7 @@ export class MqttGroup extends HttpApiGroup.make("mqtt")
   )
   .add(
     HttpApiEndpoint.post("superuser", "/mqtt/superuser")
+      .setPayload(Domain.MqttCredentials)
       .addSuccess(Domain.MqttResult)
       .annotate(OpenApi.Summary, "Is the MQTT client a superuser")
       .annotate(OpenApi.Description, `Optional body {username}. ${mqttNote}`)
@@ -143,7 +145,7 @@ export class SystemGroup extends HttpApiGroup.make("system")
   .annotate(OpenApi.Title, "Health and administration")
 {}
 
-export class Api extends HttpApi.make("policy")
+export class Api extends Contract.make("policy")
   .add(DecisionsGroup)
   .add(MqttGroup)
   .add(SystemGroup)

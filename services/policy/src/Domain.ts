@@ -142,7 +142,16 @@ export const AccMask = Schema.Union(Schema.Number, Schema.NumberFromString).pipe
   Schema.annotations({ description: "1 read, 2 write (publish), 4 subscribe; combinations 3, 5, 6, 7." })
 )
 
-export const MqttAclRequest = Contract.allErrors(Schema.Struct({
+/**
+ * `schema` documented as go-auth's HTTP backend sends it, form-encoded (its fields arrive as
+ * strings, which the schemas here accept: `acc` is `AccMask`). `withEncoding`'s type admits only
+ * schemas whose encoded side is all strings, hence the casts.
+ */
+const formEncoded = <A, I>(schema: Schema.Schema<A, I>, identifier: string): Schema.Schema<A, I> =>
+  HttpApiSchema.withEncoding(schema as unknown as Schema.Schema<A, Record<string, string>>, { kind: "UrlParams" })
+    .annotations({ identifier }) as unknown as Schema.Schema<A, I>
+
+const MqttAclFields = Contract.allErrors(Schema.Struct({
   username: Schema.optional(Schema.String).annotations({
     description: "A JWT (used when no Authorization header is sent) or the MQTT user name (ignored)."
   }),
@@ -150,6 +159,25 @@ export const MqttAclRequest = Contract.allErrors(Schema.Struct({
   clientid: Schema.optionalWith(Schema.String, { default: () => "" }),
   acc: AccMask
 }).annotations({ identifier: "MqttAclRequest" }))
+
+/** JSON (go-auth's remote JWT mode) or form-encoded (its HTTP backend). */
+export const MqttAclRequest = Schema.Union(MqttAclFields, formEncoded(MqttAclFields, "MqttAclForm"))
+
+const MqttCredentialFields = Contract.allErrors(Schema.Struct({
+  username: Schema.optional(Schema.String).annotations({ description: "A JWT, or the MQTT user name." }),
+  password: Schema.optional(Schema.String).annotations({ description: "A JWT (the usual place for it)." }),
+  clientid: Schema.optional(Schema.String)
+}).annotations({ identifier: "MqttCredentials" }))
+
+/**
+ * The optional credential body of `/mqtt/user` and `/mqtt/superuser`: JSON (an object, `null`
+ * or nothing, as go-auth's remote JWT mode sends with the token in `Authorization`) or
+ * form-encoded (its HTTP backend).
+ */
+export const MqttCredentials = Schema.Union(
+  Schema.NullOr(MqttCredentialFields),
+  formEncoded(MqttCredentialFields, "MqttCredentialsForm")
+)
 
 /** The actions an `acc` mask asks for, in the order they are checked. */
 export const accActions = (acc: number): ReadonlyArray<"subscribe" | "publish" | "read"> => {

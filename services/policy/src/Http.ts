@@ -5,7 +5,6 @@
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as UrlParams from "@effect/platform/UrlParams"
 import { Authentication, type AuthFailure, TokenVerifier } from "@rec/auth"
 import { type Decision, Engines, type PolicyEngine, PolicyInput } from "@rec/policy"
 import { RequestContext, ServiceKit } from "@rec/platform"
@@ -108,30 +107,6 @@ export const DecisionsLive = HttpApiBuilder.group(Api, "decisions", (handlers) =
 // ---------------------------------------------------------------------------------------------
 // MQTT
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-
-/**
- * The optional credential body of `/mqtt/user` and `/mqtt/superuser`: JSON (an object, `null`
- * or nothing, as go-auth's remote JWT mode sends) or form-encoded (its HTTP backend).
- */
-const credentialBody = (request: HttpServerRequest.HttpServerRequest) =>
-  Effect.gen(function*() {
-    const contentType = (request.headers["content-type"] ?? "").toLowerCase()
-    if (contentType.includes("x-www-form-urlencoded")) {
-      return UrlParams.toRecord(yield* Effect.orDie(request.urlParamsBody)) as Record<string, unknown>
-    }
-    const text = (yield* Effect.orDie(request.text)).trim()
-    if (text === "" || text === "null") return {}
-    const parsed = yield* Effect.try({
-      try: () => JSON.parse(text) as unknown,
-      catch: () => new Errors.BadRequest({ detail: "The request body is not valid JSON" })
-    })
-    if (!isRecord(parsed)) {
-      return yield* Effect.fail(new Errors.BadRequest({ detail: "The request body must be a JSON object" }))
-    }
-    return parsed
-  })
-
 export const MqttLive = HttpApiBuilder.group(Api, "mqtt", (handlers) =>
   Effect.gen(function*() {
     const mqtt = yield* MqttAuth
@@ -147,24 +122,26 @@ export const MqttLive = HttpApiBuilder.group(Api, "mqtt", (handlers) =>
       })
 
     /** Header first; otherwise the body's credential fields that hold a token. */
-    const tokenOf = (request: HttpServerRequest.HttpServerRequest, fields: ReadonlyArray<string>) =>
-      Effect.flatMap(headerToken(request), (token) =>
-        Option.isSome(token)
-          ? Effect.succeed(token)
-          : Effect.map(credentialBody(request), (body) => tokenFrom(...fields.map((f) => body[f]))))
+    const tokenOf = (
+      request: HttpServerRequest.HttpServerRequest,
+      body: typeof Domain.MqttCredentials.Type,
+      fields: ReadonlyArray<"username" | "password">
+    ) =>
+      Effect.map(headerToken(request), (token) =>
+        Option.isSome(token) ? token : tokenFrom(...fields.map((f) => body?.[f])))
 
     const source = (request: HttpServerRequest.HttpServerRequest) => request.headers["x-source-service"] ?? mqttSource
 
     return handlers
-      .handle("user", ({ request }) => Effect.flatMap(tokenOf(request, ["password", "username"]), mqtt.user))
+      .handle("user", ({ payload, request }) => Effect.flatMap(tokenOf(request, payload, ["password", "username"]), mqtt.user))
       .handle("acl", ({ payload, request }) =>
         Effect.gen(function*() {
           const header = yield* headerToken(request)
           const token = Option.isSome(header) ? header : tokenFrom(payload.username)
           return yield* mqtt.acl(token, payload, source(request))
         }))
-      .handle("superuser", ({ request }) =>
-        Effect.flatMap(tokenOf(request, ["username", "password"]), (token) => mqtt.superuser(token, source(request))))
+      .handle("superuser", ({ payload, request }) =>
+        Effect.flatMap(tokenOf(request, payload, ["username", "password"]), (token) => mqtt.superuser(token, source(request))))
   }))
 
 // ---------------------------------------------------------------------------------------------
@@ -264,7 +241,6 @@ export const services = (options: MakeOptions = {}) => {
 const serveOptions = (settings: Config.ServiceSettings, port: number) => ({
   service: Config.Service,
   port,
-  errorStyle: "detail",
   // The spec fixes both bodies; the contract declares them.
   health: false,
   readiness: false,

@@ -78,7 +78,10 @@ layer(serviceLayer(), { excludeTestServices: true, timeout: "60 seconds" })("dec
         json: { pipeline_id: "p", from_state: "pending", to_state: "exploded" }
       })
       expect(reply.status).toBe(400)
-      expect(reply.body).toEqual({ detail: expect.stringContaining("to_state") })
+      expect(reply.body).toEqual({
+        detail: "Invalid request: to_state: Expected \"pending\" | \"started\" | \"running\" | \"completed\" | \"failed\" | \"cancelled\", actual \"exploded\"",
+        issues: [{ path: ["to_state"], message: expect.stringContaining("actual \"exploded\"") }]
+      })
     }))
 
   it.effect("digital twin: every action for users by group and client scope, and for services", () =>

@@ -118,7 +118,7 @@ layer(serviceLayer(), { excludeTestServices: true, timeout: "60 seconds" })("mqt
       ]) {
         const reply = yield* post("/mqtt/acl", { token: viewer, json: body })
         expect(reply.status, JSON.stringify(body)).toBe(400)
-        expect(reply.body, JSON.stringify(body)).toEqual({ detail: expect.any(String) })
+        expect(reply.body, JSON.stringify(body)).toMatchObject({ detail: expect.stringMatching(/^Invalid request/) })
       }
       const form = yield* post("/mqtt/acl", { token: viewer, form: { topic: telemetry, acc: "seven" } })
       expect(form.status).toBe(400)

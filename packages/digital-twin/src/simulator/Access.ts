@@ -17,13 +17,13 @@ const readScopes = ["dt.read", "dt.write", "dt.admin"]
 const serviceCheck = (scopes: ReadonlyArray<string>) =>
   readScopes.some((s) => scopes.includes(s))
     ? Effect.void
-    : Effect.fail(new HttpErrors.Forbidden({ message: "A service account needs the dt.read scope" }))
+    : Effect.fail(new HttpErrors.Forbidden({ detail: "A service account needs the dt.read scope" }))
 
 /** A service account needs a read scope; a user passes when `userMay` says so, else 403 `denied`. */
 const allow = (userMay: (subject: Subject.Subject) => boolean, denied: string) =>
   Effect.flatMap(Authentication.CurrentSubject, (subject) => {
     if (subject.isService) return serviceCheck(subject.scopes)
-    return userMay(subject) ? Effect.void : Effect.fail(new HttpErrors.Forbidden({ message: denied }))
+    return userMay(subject) ? Effect.void : Effect.fail(new HttpErrors.Forbidden({ detail: denied }))
   })
 
 export const network = (networkId: string) =>

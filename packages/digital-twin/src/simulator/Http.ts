@@ -23,7 +23,7 @@ const unknownFetcher = <E, R>(
       new UnknownFetcher({
         fetcher,
         available: Object.keys(known),
-        message: `Unknown values fetcher '${fetcher}' for ${entity}`
+        detail: `Unknown values fetcher '${fetcher}' for ${entity}; available: ${Object.keys(known).join(", ")}`
       })
     )
   )

@@ -92,7 +92,7 @@ const make = Effect.gen(function*() {
   const network = (id: string) => {
     const model = models.get(id)
     return model === undefined
-      ? Effect.fail(new HttpErrors.NotFound({ message: `unknown network '${id}'` }))
+      ? Effect.fail(new HttpErrors.NotFound({ detail: `Unknown network '${id}'` }))
       : Effect.succeed(model)
   }
 
@@ -463,14 +463,14 @@ const make = Effect.gen(function*() {
   const participant = (sub: string) => {
     const found = World.findParticipant(sub)
     return found === undefined
-      ? Effect.fail(new HttpErrors.NotFound({ message: `'${sub}' is not a participant of any community` }))
+      ? Effect.fail(new HttpErrors.NotFound({ detail: `'${sub}' is not a participant of any community` }))
       : Effect.succeed(found)
   }
 
   const ownDevice = (found: NonNullable<ReturnType<typeof World.findParticipant>>, deviceId: string) =>
     deviceId === World.meterSensorId(found.participant)
       ? Effect.void
-      : Effect.fail(new HttpErrors.NotFound({ message: `participant '${found.participant.sub}' has no device '${deviceId}'` }))
+      : Effect.fail(new HttpErrors.NotFound({ detail: `Participant '${found.participant.sub}' has no device '${deviceId}'` }))
 
   const profile = Effect.fn("Simulator.profile")(function*(sub: string) {
     const { community, participant: p } = yield* participant(sub)
@@ -601,7 +601,7 @@ const make = Effect.gen(function*() {
   const communityById = (id: string) => {
     const found = World.findCommunity(id)
     return found === undefined
-      ? Effect.fail(new HttpErrors.NotFound({ message: `unknown community '${id}'` }))
+      ? Effect.fail(new HttpErrors.NotFound({ detail: `Unknown community '${id}'` }))
       : Effect.succeed(found)
   }
 
@@ -673,7 +673,7 @@ const make = Effect.gen(function*() {
       const community = yield* communityById(communityId)
       const member = community.participants.find((p) => World.meterSensorId(p) === payload.device_id)
       if (member === undefined) {
-        return yield* new HttpErrors.NotFound({ message: `community '${communityId}' has no device '${payload.device_id}'` })
+        return yield* Effect.fail(new HttpErrors.NotFound({ detail: `Community '${communityId}' has no device '${payload.device_id}'` }))
       }
       const now = yield* Clock.currentTimeMillis
       const hours = EnergyModel.pastSlots(payload.window_start.epochMillis, payload.window_end.epochMillis, now, Time.hourMs)

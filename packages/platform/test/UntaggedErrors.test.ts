@@ -1,6 +1,7 @@
 /**
- * `{detail}` errors of one API keep their own statuses (they all share one body shape), encode as
- * `{detail}` only, and are documented that way.
+ * Errors without `_tag` in their bodies (`HttpErrors`, a service's own `Contract.UntaggedError`s)
+ * keep their own statuses in one API although they share one body shape, encode as their fields
+ * only, and are documented that way.
  */
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
@@ -10,7 +11,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Validator } from "@seriousme/openapi-schema-validator"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Contract, DetailErrors, ServiceKit } from "@rec/platform"
+import { Contract, HttpErrors, ServiceKit } from "@rec/platform"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
@@ -31,9 +32,9 @@ class Group extends HttpApiGroup.make("g")
   .add(HttpApiEndpoint.get("unavailable", "/unavailable").addSuccess(Schema.String))
   .add(HttpApiEndpoint.get("busy", "/busy").addSuccess(Schema.String))
   .add(HttpApiEndpoint.get("denied", "/denied").addSuccess(Schema.String))
-  .addError(DetailErrors.Unauthorized)
-  .addError(DetailErrors.BadRequest)
-  .addError(DetailErrors.ServiceUnavailable)
+  .addError(HttpErrors.Unauthorized)
+  .addError(HttpErrors.BadRequest)
+  .addError(HttpErrors.ServiceUnavailable)
   .addError(Busy)
   .addError(Denied)
 {}
@@ -41,16 +42,16 @@ class Api extends HttpApi.make("detail").add(Group) {}
 
 const GroupLive = HttpApiBuilder.group(Api, "g", (handlers) =>
   handlers
-    .handle("bad", () => Effect.fail(new DetailErrors.BadRequest({ detail: "bad input" })))
-    .handle("unauthorized", () => Effect.fail(new DetailErrors.Unauthorized({ detail: "who are you" })))
-    .handle("unavailable", () => Effect.fail(new DetailErrors.ServiceUnavailable({ detail: "later" })))
+    .handle("bad", () => Effect.fail(new HttpErrors.BadRequest({ detail: "bad input" })))
+    .handle("unauthorized", () => Effect.fail(new HttpErrors.Unauthorized({ detail: "who are you" })))
+    .handle("unavailable", () => Effect.fail(new HttpErrors.ServiceUnavailable({ detail: "later" })))
     .handle("busy", () => Effect.fail(new Busy({ reason: "queue full" })))
     .handle("denied", () => Effect.fail(new Denied({ reason: "no" }))))
 
 const service = { name: "detail", version: "0.0.0" }
 
 describe("errors without _tag in their bodies", () => {
-  layer(ServiceKit.serveTest(Api, { service, port: 0, errorStyle: "detail" }).pipe(Layer.provide(GroupLive)), {
+  layer(ServiceKit.serveTest(Api, { service, port: 0 }).pipe(Layer.provide(GroupLive)), {
     excludeTestServices: true
   })("in one API", (it) => {
     it.effect("each keeps its status and its body is exactly its fields", () =>
@@ -67,8 +68,8 @@ describe("errors without _tag in their bodies", () => {
       Effect.gen(function*() {
         const client = yield* HttpApiClient.make(Api)
         const bad = yield* Effect.flip(client.g.bad())
-        expect(bad).toBeInstanceOf(DetailErrors.BadRequest)
-        expect(bad).toMatchObject({ _tag: "BadRequestDetail", detail: "bad input" })
+        expect(bad).toBeInstanceOf(HttpErrors.BadRequest)
+        expect(bad).toMatchObject({ _tag: "BadRequest", detail: "bad input" })
         const denied = yield* Effect.flip(client.g.denied())
         expect(denied).toBeInstanceOf(Denied)
         expect(denied).toMatchObject({ _tag: "Denied", ok: false, reason: "no" })
@@ -83,6 +84,7 @@ describe("errors without _tag in their bodies", () => {
       const responses = spec.paths["/bad"].get!.responses
       const body = (status: number) => JSON.stringify(responses[status])
       expect(body(401)).toContain("\"detail\"")
+      expect(body(401)).toContain("\"issues\"")
       expect(body(401)).not.toContain("_tag")
       expect(body(403)).toContain("The caller may not")
       expect(body(403)).not.toContain("_tag")

@@ -1,0 +1,79 @@
+/**
+ * The service does what its OpenAPI document says (issue 11 point 8), and no JSON endpoint can be
+ * made to fail by nesting (point 1): every status it answers is documented with its body, the
+ * operations that need a token declare it, and 10,000 nested arrays or objects are a 400.
+ */
+import * as HttpServer from "@effect/platform/HttpServer"
+import { expect, layer } from "@effect/vitest"
+import { ContractCheck } from "@rec/platform"
+import * as Effect from "effect/Effect"
+import { call, post, serviceLayer, tokens } from "./helpers.js"
+
+const jsonEndpoints = [
+  "/authorize",
+  "/dataset/access",
+  "/dataset/filters",
+  "/pipeline/transition",
+  "/dt/access",
+  "/dt/event",
+  "/userdata/access",
+  "/mqtt/user",
+  "/mqtt/acl",
+  "/mqtt/superuser"
+]
+
+const baseUrl = HttpServer.addressFormattedWith((address) => Effect.succeed(address.replace("0.0.0.0", "127.0.0.1")))
+
+layer(serviceLayer(), { excludeTestServices: true, timeout: "60 seconds" })("contract", (it) => {
+  it.effect("answers only what /openapi.json documents, with and without a token", () =>
+    Effect.gen(function*() {
+      const token = yield* Effect.flatMap(tokens, (mint) => mint("admin"))
+      const url = yield* baseUrl
+      const report = yield* Effect.promise(() => ContractCheck.check({ baseUrl: url, token }))
+      expect(report.findings).toEqual([])
+      expect(report.requests).toBeGreaterThan(40)
+    }))
+
+  it.effect("documents the MQTT bodies in both encodings, 413 where there is a body, no 400 without input", () =>
+    Effect.gen(function*() {
+      const spec = (yield* call("GET", "/openapi.json")).body as {
+        info: { version: string }
+        paths: Record<string, Record<string, { requestBody?: { content: Record<string, unknown> }; responses: Record<string, unknown> }>>
+      }
+      expect((yield* call("GET", "/health")).body).toMatchObject({ version: spec.info.version })
+      for (const path of ["/mqtt/user", "/mqtt/acl", "/mqtt/superuser"]) {
+        expect(Object.keys(spec.paths[path].post.requestBody?.content ?? {}).sort(), path)
+          .toEqual(["application/json", "application/x-www-form-urlencoded"])
+      }
+      for (const [path, item] of Object.entries(spec.paths)) {
+        for (const [method, operation] of Object.entries(item)) {
+          expect(operation.responses["413"] !== undefined, `${method} ${path} 413`).toBe(operation.requestBody !== undefined)
+        }
+      }
+      expect(spec.paths["/health"].get.responses["400"]).toBeUndefined()
+      expect(spec.paths["/ready"].get.responses["400"]).toBeUndefined()
+    }))
+
+  it.effect("a body nesting 5,000 or 10,000 levels is a 400 saying so on every JSON endpoint", () =>
+    Effect.gen(function*() {
+      const token = yield* Effect.flatMap(tokens, (mint) => mint("admin"))
+      for (const depth of [5_000, 10_000]) {
+        const bodies = [
+          "[".repeat(depth) + "]".repeat(depth),
+          "{\"a\":".repeat(depth) + "1" + "}".repeat(depth),
+          `{"dataset_id": ${"[".repeat(depth)}${"]".repeat(depth)}, "access_level": "open"}`
+        ]
+        for (const path of jsonEndpoints) {
+          for (const body of bodies) {
+            const reply = yield* post(path, { token, text: { body, contentType: "application/json" } })
+            expect(reply.status, `${path} ${depth}`).toBe(400)
+            expect(reply.body, path).toEqual({
+              detail: "The request body nests arrays and objects deeper than 64 levels, the most this service accepts"
+            })
+          }
+        }
+      }
+      // The service is still answering.
+      expect((yield* call("GET", "/health")).status).toBe(200)
+    }))
+})
