@@ -1,13 +1,16 @@
 # METADATA
 # title: Dataset access
 # description: |
-#   The dataset access matrix. Roles: anonymous, viewers, editors, managers, admins.
-#     open:       read for every role (no scope needed); write for admins
+#   The dataset access matrix of the spec (part 4A, rule 3). Roles: anonymous, viewers,
+#   editors, managers, admins.
+#     open:       read for every role (no scope needed); read/write for admins
 #     internal:   viewers read*, editors read/write*, managers read/write*, admins read/write
 #     restricted: admins read/write*
-#   * the calling client must hold dataset.query or dataset.admin; every write (and the
-#   admin action) needs dataset.admin. Service accounts act by scope alone: dataset.query
-#   or dataset.admin reads internal data, dataset.admin writes and reads restricted data.
+#   * the calling client must hold dataset.query or dataset.admin (either one, for reads and
+#   writes alike); a cell without an asterisk needs no client scope. The `admin` action is not
+#   in the matrix: admins whose client holds dataset.admin. Service accounts act by scope alone:
+#   dataset.query or dataset.admin reads internal data, dataset.admin writes and reads
+#   restricted data and is the admin action.
 #   Every decision carries exactly one reason; denials follow the precedence
 #   anonymous > missing client scope > insufficient group or scope.
 package rec.dataset.access
@@ -56,41 +59,32 @@ grant := "admin action authorized" if {
 	subject.is_service
 }
 
-user_grant := "user has admin access and client has dataset.admin scope" if {
-	level in {"open", "restricted"}
-	action == "write"
+user_grant := sprintf("user has admin access and client has %s scope", [named_scope("dataset.admin")]) if {
+	level == "restricted"
+	action in {"read", "write"}
 	subject.has_group_level(subject.level_admin)
-	client_can_write
-} else := "user has editor access and client has dataset.admin scope" if {
-	action == "write"
+	client_can_query
+} else := sprintf("user has editor access and client has %s scope", [named_scope("dataset.admin")]) if {
 	level == "internal"
+	action == "write"
 	subject.has_group_level(subject.level_editor)
-	client_can_write
-} else := "user has viewer access and client has dataset.query scope" if {
-	action == "read"
+	client_can_query
+} else := sprintf("user has viewer access and client has %s scope", [named_scope("dataset.query")]) if {
 	level == "internal"
-	subject.has_group_level(subject.level_viewer)
-	subject.has_scope("dataset.query")
-} else := "user has viewer access and client has dataset.admin scope" if {
 	action == "read"
-	level == "internal"
 	subject.has_group_level(subject.level_viewer)
-	client_can_write
+	client_can_query
 } else := "user has admin access" if {
-	action == "read"
-	level == "internal"
+	level in {"open", "internal"}
+	action in {"read", "write"}
 	subject.has_group_level(subject.level_admin)
-} else := "user has admin access and client has dataset.admin scope" if {
-	action == "read"
-	level == "restricted"
-	subject.has_group_level(subject.level_admin)
-	client_can_write
-} else := "user has admin access and client has dataset.query scope" if {
-	action == "read"
-	level == "restricted"
-	subject.has_group_level(subject.level_admin)
-	subject.has_scope("dataset.query")
 }
+
+# The dataset scope an asterisk cell names in its reason: the reference's scope for that cell
+# (dataset.query for internal reads, dataset.admin otherwise) when the client holds it.
+named_scope(preferred) := preferred if subject.has_scope(preferred)
+else := "dataset.query" if subject.has_scope("dataset.query")
+else := "dataset.admin"
 
 service_grant := "service has dataset.admin scope for restricted access" if {
 	level == "restricted"
@@ -110,6 +104,12 @@ service_grant := "service has dataset.admin scope for restricted access" if {
 	client_can_write
 }
 
+# Reading or writing an open dataset never needs a client scope: there only the group can be
+# missing. Every other cell a user may be granted needs one, except admins' internal cells.
+scope_needed if level != "open"
+
+scope_needed if action == "admin"
+
 denial := "unknown access level" if {
 	not level in levels
 } else := "unsupported action" if {
@@ -122,9 +122,10 @@ denial := "unknown access level" if {
 } else := "missing dataset scope for requesting client" if {
 	subject.is_user
 	not client_can_query
-} else := sprintf("missing dataset.admin scope for %s", [action]) if {
+	scope_needed
+} else := "missing dataset.admin scope for admin" if {
 	subject.is_user
-	action in {"write", "admin"}
+	action == "admin"
 	not client_can_write
 } else := "insufficient group privileges" if {
 	subject.is_user

@@ -1,5 +1,8 @@
 # Generated from an independent table of the dataset matrix (every role x level x action x
-# client scope); each test names its cell.
+# client scope); each test names its cell. The spec's matrix (part 4A, rule 3): open datasets
+# are read by every role and read/written by admins; internal: viewers read*, editors and
+# managers read/write*, admins read/write; restricted: admins read/write*. An asterisk means
+# the client holds dataset.query or dataset.admin; cells without one need no client scope.
 package rec.dataset.access_test
 
 import data.rec.dataset.access
@@ -119,13 +122,13 @@ test_open_write_anonymous_none_denied if {
 test_open_write_viewers_none_denied if {
 	inp := req(user(["viewers"], []), "open", "write")
 	access.allow == false with input as inp
-	access.reason == "missing dataset scope for requesting client" with input as inp
+	access.reason == "insufficient group privileges" with input as inp
 }
 
 test_open_write_viewers_query_denied if {
 	inp := req(user(["viewers"], ["dataset.query"]), "open", "write")
 	access.allow == false with input as inp
-	access.reason == "missing dataset.admin scope for write" with input as inp
+	access.reason == "insufficient group privileges" with input as inp
 }
 
 test_open_write_viewers_admin_denied if {
@@ -137,13 +140,13 @@ test_open_write_viewers_admin_denied if {
 test_open_write_editors_none_denied if {
 	inp := req(user(["editors"], []), "open", "write")
 	access.allow == false with input as inp
-	access.reason == "missing dataset scope for requesting client" with input as inp
+	access.reason == "insufficient group privileges" with input as inp
 }
 
 test_open_write_editors_query_denied if {
 	inp := req(user(["editors"], ["dataset.query"]), "open", "write")
 	access.allow == false with input as inp
-	access.reason == "missing dataset.admin scope for write" with input as inp
+	access.reason == "insufficient group privileges" with input as inp
 }
 
 test_open_write_editors_admin_denied if {
@@ -155,13 +158,13 @@ test_open_write_editors_admin_denied if {
 test_open_write_managers_none_denied if {
 	inp := req(user(["managers"], []), "open", "write")
 	access.allow == false with input as inp
-	access.reason == "missing dataset scope for requesting client" with input as inp
+	access.reason == "insufficient group privileges" with input as inp
 }
 
 test_open_write_managers_query_denied if {
 	inp := req(user(["managers"], ["dataset.query"]), "open", "write")
 	access.allow == false with input as inp
-	access.reason == "missing dataset.admin scope for write" with input as inp
+	access.reason == "insufficient group privileges" with input as inp
 }
 
 test_open_write_managers_admin_denied if {
@@ -170,22 +173,22 @@ test_open_write_managers_admin_denied if {
 	access.reason == "insufficient group privileges" with input as inp
 }
 
-test_open_write_admins_none_denied if {
+test_open_write_admins_none_allowed if {
 	inp := req(user(["admins"], []), "open", "write")
-	access.allow == false with input as inp
-	access.reason == "missing dataset scope for requesting client" with input as inp
+	access.allow == true with input as inp
+	access.reason == "user has admin access" with input as inp
 }
 
-test_open_write_admins_query_denied if {
+test_open_write_admins_query_allowed if {
 	inp := req(user(["admins"], ["dataset.query"]), "open", "write")
-	access.allow == false with input as inp
-	access.reason == "missing dataset.admin scope for write" with input as inp
+	access.allow == true with input as inp
+	access.reason == "user has admin access" with input as inp
 }
 
 test_open_write_admins_admin_allowed if {
 	inp := req(user(["admins"], ["dataset.admin"]), "open", "write")
 	access.allow == true with input as inp
-	access.reason == "user has admin access and client has dataset.admin scope" with input as inp
+	access.reason == "user has admin access" with input as inp
 }
 
 test_open_write_service_none_denied if {
@@ -413,7 +416,7 @@ test_internal_write_viewers_none_denied if {
 test_internal_write_viewers_query_denied if {
 	inp := req(user(["viewers"], ["dataset.query"]), "internal", "write")
 	access.allow == false with input as inp
-	access.reason == "missing dataset.admin scope for write" with input as inp
+	access.reason == "insufficient group privileges" with input as inp
 }
 
 test_internal_write_viewers_admin_denied if {
@@ -428,10 +431,10 @@ test_internal_write_editors_none_denied if {
 	access.reason == "missing dataset scope for requesting client" with input as inp
 }
 
-test_internal_write_editors_query_denied if {
+test_internal_write_editors_query_allowed if {
 	inp := req(user(["editors"], ["dataset.query"]), "internal", "write")
-	access.allow == false with input as inp
-	access.reason == "missing dataset.admin scope for write" with input as inp
+	access.allow == true with input as inp
+	access.reason == "user has editor access and client has dataset.query scope" with input as inp
 }
 
 test_internal_write_editors_admin_allowed if {
@@ -446,10 +449,10 @@ test_internal_write_managers_none_denied if {
 	access.reason == "missing dataset scope for requesting client" with input as inp
 }
 
-test_internal_write_managers_query_denied if {
+test_internal_write_managers_query_allowed if {
 	inp := req(user(["managers"], ["dataset.query"]), "internal", "write")
-	access.allow == false with input as inp
-	access.reason == "missing dataset.admin scope for write" with input as inp
+	access.allow == true with input as inp
+	access.reason == "user has editor access and client has dataset.query scope" with input as inp
 }
 
 test_internal_write_managers_admin_allowed if {
@@ -458,16 +461,16 @@ test_internal_write_managers_admin_allowed if {
 	access.reason == "user has editor access and client has dataset.admin scope" with input as inp
 }
 
-test_internal_write_admins_none_denied if {
+test_internal_write_admins_none_allowed if {
 	inp := req(user(["admins"], []), "internal", "write")
-	access.allow == false with input as inp
-	access.reason == "missing dataset scope for requesting client" with input as inp
+	access.allow == true with input as inp
+	access.reason == "user has admin access" with input as inp
 }
 
-test_internal_write_admins_query_denied if {
+test_internal_write_admins_query_allowed if {
 	inp := req(user(["admins"], ["dataset.query"]), "internal", "write")
-	access.allow == false with input as inp
-	access.reason == "missing dataset.admin scope for write" with input as inp
+	access.allow == true with input as inp
+	access.reason == "user has editor access and client has dataset.query scope" with input as inp
 }
 
 test_internal_write_admins_admin_allowed if {
@@ -701,7 +704,7 @@ test_restricted_write_viewers_none_denied if {
 test_restricted_write_viewers_query_denied if {
 	inp := req(user(["viewers"], ["dataset.query"]), "restricted", "write")
 	access.allow == false with input as inp
-	access.reason == "missing dataset.admin scope for write" with input as inp
+	access.reason == "insufficient group privileges" with input as inp
 }
 
 test_restricted_write_viewers_admin_denied if {
@@ -719,7 +722,7 @@ test_restricted_write_editors_none_denied if {
 test_restricted_write_editors_query_denied if {
 	inp := req(user(["editors"], ["dataset.query"]), "restricted", "write")
 	access.allow == false with input as inp
-	access.reason == "missing dataset.admin scope for write" with input as inp
+	access.reason == "insufficient group privileges" with input as inp
 }
 
 test_restricted_write_editors_admin_denied if {
@@ -737,7 +740,7 @@ test_restricted_write_managers_none_denied if {
 test_restricted_write_managers_query_denied if {
 	inp := req(user(["managers"], ["dataset.query"]), "restricted", "write")
 	access.allow == false with input as inp
-	access.reason == "missing dataset.admin scope for write" with input as inp
+	access.reason == "insufficient group privileges" with input as inp
 }
 
 test_restricted_write_managers_admin_denied if {
@@ -752,10 +755,10 @@ test_restricted_write_admins_none_denied if {
 	access.reason == "missing dataset scope for requesting client" with input as inp
 }
 
-test_restricted_write_admins_query_denied if {
+test_restricted_write_admins_query_allowed if {
 	inp := req(user(["admins"], ["dataset.query"]), "restricted", "write")
-	access.allow == false with input as inp
-	access.reason == "missing dataset.admin scope for write" with input as inp
+	access.allow == true with input as inp
+	access.reason == "user has admin access and client has dataset.query scope" with input as inp
 }
 
 test_restricted_write_admins_admin_allowed if {
@@ -918,4 +921,26 @@ test_service_groups_are_ignored if {
 	inp := req({"id": "svc", "type": "service", "groups": ["admins"], "scopes": []}, "internal", "read")
 	not access.allow with input as inp
 	access.reason == "insufficient scope privileges" with input as inp
+}
+
+# A client holding both dataset scopes (the CLI) is named by the reference's scope for the cell.
+test_both_scopes_internal_read_names_query if {
+	inp := req(user(["viewers"], ["dataset.admin", "dataset.query"]), "internal", "read")
+	access.reason == "user has viewer access and client has dataset.query scope" with input as inp
+}
+
+test_both_scopes_internal_write_names_admin if {
+	inp := req(user(["editors"], ["dataset.admin", "dataset.query"]), "internal", "write")
+	access.reason == "user has editor access and client has dataset.admin scope" with input as inp
+}
+
+test_both_scopes_restricted_read_names_admin if {
+	inp := req(user(["admins"], ["dataset.admin", "dataset.query"]), "restricted", "read")
+	access.reason == "user has admin access and client has dataset.admin scope" with input as inp
+}
+
+test_user_without_group_cannot_write_open_data if {
+	inp := req(user([], []), "open", "write")
+	not access.allow with input as inp
+	access.reason == "insufficient group privileges" with input as inp
 }

@@ -10,7 +10,9 @@
 #   than silently ignored. Topic patterns follow MQTT: `+` is exactly one level, a final
 #   `#` is the parent level and everything below it; a wildcard in the first level never
 #   matches `$`-topics such as `$SYS/...`. A requested topic that is itself a filter
-#   (subscriptions) is granted only by a pattern at least as wide at every level.
+#   (subscriptions) is granted only by a pattern at least as wide at every level; a shared
+#   subscription `$share/<group>/<filter>` is decided on its filter.
+#   `granted_by` names the rules that grant a request (tests, diagnostics).
 package rec.mqtt.acl
 
 import data.rec.common.subject
@@ -23,7 +25,17 @@ default reason := "no matching allow rule"
 
 action := input.action.name
 
-topic := input.resource.id
+# A shared subscription (`$share/<group>/<filter>`, MQTT 5 §4.8.2) is decided on its filter:
+# the group only spreads deliveries among its members, it widens nothing. Brokers differ in
+# whether they pass the prefix to the ACL check, so both forms are decided alike.
+topic := filter if {
+	action in {"subscribe", "read"}
+	startswith(input.resource.id, "$share/")
+	parts := split(input.resource.id, "/")
+	count(parts) > 2
+	not regex.match(`^$|[+#]`, parts[1])
+	filter := concat("/", array.slice(parts, 2, count(parts)))
+} else := input.resource.id
 
 capabilities := data.rec.mqtt.capabilities
 
@@ -150,6 +162,17 @@ allow if {
 	count(invalid_rules) == 0
 	has_capability(action)
 	some rule in rules
+	rule_matches(rule)
+}
+
+# The ids of the rules that grant the request (rules without an id: their index), for tests
+# and for anyone asking why: non-empty exactly when `allow` holds.
+granted_by contains object.get(rule, "id", i) if {
+	not subject.is_anonymous
+	input.resource.type == "topic"
+	count(invalid_rules) == 0
+	has_capability(action)
+	some i, rule in rules
 	rule_matches(rule)
 }
 

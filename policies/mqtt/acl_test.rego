@@ -1,5 +1,6 @@
 package rec.mqtt.acl_test
 
+import data.rec.common.dev_identities_test as dev
 import data.rec.mqtt.acl
 
 user(groups, scopes) := {"id": "u-1", "type": "user", "groups": groups, "scopes": scopes, "claims": {}}
@@ -61,9 +62,9 @@ test_reader_cannot_publish_state if decision(req(service(["dt.read", "mqtt.read"
 
 test_hash_includes_its_parent_level if decision(req(service(["dt.read", "mqtt.read"]), "subscribe", "rec/digital-twin")) == [true, "authorized"]
 
-test_pipeline_follower_subscribes_to_runs if decision(req(service(["pipeline.status", "mqtt.read"]), "subscribe", "rec/pipelines/runs/grid")) == [true, "authorized"]
+test_pipeline_follower_subscribes_to_runs if decision(req(service(["pipelines.runs.read", "mqtt.read"]), "subscribe", "rec/pipelines/runs/grid")) == [true, "authorized"]
 
-test_pipeline_runs_are_one_level_deep if decision(req(service(["pipeline.status", "mqtt.read"]), "subscribe", "rec/pipelines/runs/grid/extra")) == [false, "no ACL rule matched or capability missing"]
+test_pipeline_runs_are_one_level_deep if decision(req(service(["pipelines.runs.read", "mqtt.read"]), "subscribe", "rec/pipelines/runs/grid/extra")) == [false, "no ACL rule matched or capability missing"]
 
 test_services_do_not_read_user_telemetry if decision(req(service(["mqtt.read"]), "subscribe", readings)) == [false, "no ACL rule matched or capability missing"]
 
@@ -72,6 +73,159 @@ test_anonymous_denied if decision(req(null, "subscribe", readings)) == [false, "
 test_resource_type_must_be_topic if decision({"subject": admin, "resource": {"type": "dataset", "id": "x"}, "action": {"name": "read"}}) == [false, "resource type must be topic"]
 
 test_unknown_action_has_no_capability if decision(req(viewer, "unknown", readings)) == [false, "no ACL rule matched or capability missing"]
+
+# --- each rule of policies/data.json, reached by the identity it is written for (as
+# dev/identities.yaml issues it: policies/common/dev_identities_test.rego) and denied to the
+# nearest identity it is not written for
+
+# Users through the default client rec-cli (which holds every platform scope, mqtt.* included).
+dev_user(name) := dev.users[name]["rec-cli"]
+
+dev_service(name) := dev.services[name]
+
+# Allowed, and by the rule named (not by another one).
+granted(inp, rule) if {
+	decision(inp) == [true, "authorized"]
+	rule in acl.granted_by with input as inp
+}
+
+refused(inp) if {
+	decision(inp) == [false, "no ACL rule matched or capability missing"]
+	count(acl.granted_by) == 0 with input as inp
+}
+
+participant_id := dev.users.participant["rec-cli"].id
+
+test_rule_admins_everything_reached_by_admin if {
+	granted(req(dev_user("admin"), "subscribe", "#"), "admins-everything")
+	granted(req(dev_user("admin"), "publish", "rec/system/alerts/high"), "admins-everything")
+	granted(req(dev_user("admin"), "read", "$SYS/broker/uptime"), "admins-everything")
+}
+
+# Managers may publish (a capability of their group), but no rule gives them every topic.
+test_rule_admins_everything_denied_to_manager if {
+	refused(req(dev_user("manager"), "subscribe", "#"))
+	refused(req(dev_user("manager"), "publish", "rec/system/alerts/high"))
+}
+
+test_rule_twin_publishes_reached_by_the_twin if {
+	granted(req(dev_service("svc-digital-twin"), "publish", "rec/digital-twin/events/meter/m-1"), "twin-publishes")
+	granted(req(dev_service("svc-digital-twin"), "publish", "rec/digital-twin/state/asset-9"), "twin-publishes")
+}
+
+# The flexibility service holds mqtt.write and dt.read, not dt.write.
+test_rule_twin_publishes_denied_to_a_twin_reader_that_publishes_elsewhere if {
+	refused(req(dev_service("svc-flexibility"), "publish", "rec/digital-twin/events/meter/m-1"))
+}
+
+test_rule_twin_followers_reached_by_the_nudging_service if {
+	granted(req(dev_service("svc-nudging"), "subscribe", "rec/digital-twin/#"), "twin-followers")
+	granted(req(dev_service("svc-nudging"), "read", "rec/digital-twin/events/meter/m-1"), "twin-followers")
+}
+
+# The twin holds dt.read but only publishes (no mqtt.read); the pipelines read MQTT but not the twin.
+test_rule_twin_followers_denied_to_the_twin_and_to_the_pipelines if {
+	refused(req(dev_service("svc-digital-twin"), "subscribe", "rec/digital-twin/#"))
+	refused(req(dev_service("svc-pipelines"), "subscribe", "rec/digital-twin/#"))
+}
+
+test_rule_pipelines_publish_runs_reached_by_the_pipelines if {
+	granted(req(dev_service("svc-pipelines"), "publish", "rec/pipelines/runs/grid"), "pipelines-publish-runs")
+}
+
+# The flexibility service holds mqtt.write and pipelines.runs.read: it follows runs, it cannot forge them.
+test_rule_pipelines_publish_runs_denied_to_a_run_follower if {
+	refused(req(dev_service("svc-flexibility"), "publish", "rec/pipelines/runs/grid"))
+}
+
+test_rule_pipeline_run_followers_reached_by_grid_and_flexibility if {
+	granted(req(dev_service("svc-grid"), "subscribe", "rec/pipelines/runs/+"), "pipeline-run-followers")
+	granted(req(dev_service("svc-grid"), "read", "rec/pipelines/runs/grid"), "pipeline-run-followers")
+	granted(req(dev_service("svc-flexibility"), "subscribe", "rec/pipelines/runs/+"), "pipeline-run-followers")
+}
+
+test_rule_pipeline_run_followers_reached_through_a_shared_subscription if {
+	granted(req(dev_service("svc-grid"), "subscribe", "$share/grid-gateway/rec/pipelines/runs/+"), "pipeline-run-followers")
+	granted(req(dev_service("svc-grid"), "read", "$share/grid-gateway/rec/pipelines/runs/+"), "pipeline-run-followers")
+}
+
+# The nudging service reads MQTT without pipelines.runs.read; a user of the CLI client holds
+# both scopes but is not a service.
+test_rule_pipeline_run_followers_denied_to_other_readers if {
+	refused(req(dev_service("svc-nudging"), "subscribe", "rec/pipelines/runs/+"))
+	refused(req(dev_user("viewer"), "subscribe", "rec/pipelines/runs/+"))
+}
+
+test_rule_telemetry_readers_reached_by_a_viewer if {
+	granted(req(dev_user("viewer"), "subscribe", "rec/telemetry/+/+/readings"), "telemetry-readers")
+	granted(req(dev.users.viewer["rec-frontend"], "read", readings), "telemetry-readers")
+}
+
+# A user without a group whose client holds mqtt.read.
+test_rule_telemetry_readers_denied_to_a_user_without_group if {
+	refused(req(dev_user("nogroup"), "subscribe", "rec/telemetry/+/+/readings"))
+}
+
+test_rule_flexibility_publishes_commitments_reached_by_the_flexibility_service if {
+	granted(
+		req(dev_service("svc-flexibility"), "publish", concat("/", ["rec/flexibility/committed", participant_id])),
+		"flexibility-publishes-commitments",
+	)
+}
+
+# The pipelines hold mqtt.write and follow commitments; they cannot announce one.
+test_rule_flexibility_publishes_commitments_denied_to_a_commitment_follower if {
+	refused(req(dev_service("svc-pipelines"), "publish", concat("/", ["rec/flexibility/committed", participant_id])))
+}
+
+test_rule_commitment_followers_reached_by_the_pipelines if {
+	granted(req(dev_service("svc-pipelines"), "subscribe", "rec/flexibility/committed/+"), "commitment-followers")
+}
+
+# The flexibility service reads MQTT and publishes commitments, but does not hold flexibility.committed.read.
+test_rule_commitment_followers_denied_to_the_publisher if {
+	refused(req(dev_service("svc-flexibility"), "subscribe", "rec/flexibility/committed/+"))
+	refused(req(dev_service("svc-grid"), "subscribe", "rec/flexibility/committed/+"))
+}
+
+test_rule_registry_publishes_updates_reached_by_the_registry if {
+	granted(req(dev_service("svc-rec-registry"), "publish", "rec/registry/updates/community/it-energy-community"), "registry-publishes-updates")
+}
+
+# The pipelines hold dataset.admin and mqtt.write: what the first version of the rule required.
+test_rule_registry_publishes_updates_denied_to_the_pipelines if {
+	refused(req(dev_service("svc-pipelines"), "publish", "rec/registry/updates/community/it-energy-community"))
+}
+
+test_rule_registry_update_followers_reached_by_services if {
+	granted(req(dev_service("svc-grid"), "subscribe", "rec/registry/updates/#"), "registry-update-followers")
+	granted(req(dev_service("svc-nudging"), "read", "rec/registry/updates/community/it-energy-community"), "registry-update-followers")
+}
+
+# The registry itself publishes without reading; users are not services, whatever their client holds.
+test_rule_registry_update_followers_denied_to_the_registry_and_to_users if {
+	refused(req(dev_service("svc-rec-registry"), "subscribe", "rec/registry/updates/#"))
+	refused(req(dev_user("manager"), "subscribe", "rec/registry/updates/#"))
+}
+
+# --- shared subscriptions
+
+test_shared_subscription_is_no_wider_than_its_filter if {
+	refused(req(dev_service("svc-grid"), "subscribe", "$share/g/rec/pipelines/#"))
+}
+
+# The group is the whole level after $share: an empty or wildcard group is no shared
+# subscription, and `$share/rec/...` is group `rec` with the filter `pipelines/runs/+`.
+test_shared_subscription_group_is_one_plain_level if {
+	refused(req(dev_service("svc-grid"), "subscribe", "$share//rec/pipelines/runs/+"))
+	refused(req(dev_service("svc-grid"), "subscribe", "$share/+/rec/pipelines/runs/+"))
+	refused(req(dev_service("svc-grid"), "subscribe", "$share/rec/pipelines/runs/+"))
+}
+
+# Publishing is never to a shared-subscription name, not even for administrators.
+test_publishing_to_a_share_name_is_not_unwrapped if {
+	refused(req(dev_user("admin"), "publish", "$share/g/rec/pipelines/runs/grid"))
+}
 
 # --- matching semantics on fixture data
 

@@ -23,18 +23,23 @@ const scopeSets: Record<ScopeSet, ReadonlyArray<string>> = {
 /** Users by group level: `nogroup` has a token but no group. */
 const users = { nogroup: 0, viewer: 1, editor: 2, manager: 3, admin: 4 } as const
 
-/** The matrix for users (`*` cells need dataset.query or dataset.admin; writes need dataset.admin). */
+/**
+ * The matrix for users, as the spec writes it (part 4A, rule 3): open datasets are read by every
+ * role and read/written by admins; internal: viewers read*, editors and managers read/write*,
+ * admins read/write; restricted: admins read/write*. `*` cells need dataset.query or
+ * dataset.admin on the client; cells without it need no client scope. The `admin` action is not
+ * in the matrix: admins with dataset.admin (docs/decisions.md).
+ */
 const userAllowed = (groupLevel: number, scopes: ScopeSet, level: Level, action: Action): boolean => {
-  const query = scopes !== "none"
-  const admin = scopes === "admin"
-  if (action === "admin") return groupLevel === 4 && admin
+  const anyScope = scopes !== "none"
+  if (action === "admin") return groupLevel === 4 && scopes === "admin"
   switch (level) {
     case "open":
-      return action === "read" || (groupLevel === 4 && admin)
+      return action === "read" || groupLevel === 4
     case "internal":
-      return action === "read" ? (groupLevel >= 1 && query) || groupLevel === 4 : groupLevel >= 2 && admin
+      return groupLevel === 4 || (groupLevel >= (action === "read" ? 1 : 2) && anyScope)
     case "restricted":
-      return groupLevel === 4 && (action === "read" ? query : admin)
+      return groupLevel === 4 && anyScope
   }
 }
 
@@ -45,12 +50,15 @@ const serviceAllowed = (scopes: ScopeSet, level: Level, action: Action): boolean
   return level === "open" || (level === "internal" ? scopes !== "none" : admin)
 }
 
-/** One reason per denial, precedence: missing client scope > insufficient group or scope. */
-const userDenial = (scopes: ScopeSet, action: Action): string =>
-  scopes === "none"
+/**
+ * One reason per denial, precedence: missing client scope > insufficient group or scope. Reading
+ * or writing an open dataset never needs a client scope, so there only the group can be missing.
+ */
+const userDenial = (scopes: ScopeSet, level: Level, action: Action): string =>
+  scopes === "none" && (level !== "open" || action === "admin")
     ? "missing dataset scope for requesting client"
-    : action !== "read" && scopes !== "admin"
-    ? `missing dataset.admin scope for ${action}`
+    : action === "admin" && scopes !== "admin"
+    ? "missing dataset.admin scope for admin"
     : "insufficient group privileges"
 
 layer(serviceLayer(), { excludeTestServices: true, timeout: "60 seconds" })("dataset decisions", (it) => {
@@ -73,7 +81,7 @@ layer(serviceLayer(), { excludeTestServices: true, timeout: "60 seconds" })("dat
               expect(reply.body, where).toMatchObject({ allowed })
               const reason = (reply.body as { reason: string }).reason
               if (allowed) expect(reason, where).not.toBe("")
-              else expect(reason, where).toBe(userDenial(scopeName, action))
+              else expect(reason, where).toBe(userDenial(scopeName, level, action))
               cells++
             }
           }
@@ -121,6 +129,16 @@ layer(serviceLayer(), { excludeTestServices: true, timeout: "60 seconds" })("dat
         "user has admin access and client has dataset.admin scope"
       )
       expect(yield* reasonOf("admin", ["dataset.admin"], "internal", "admin")).toBe("admin action authorized")
+      // Cells without an asterisk: admins write open and internal datasets with no client scope.
+      expect(yield* reasonOf("admin", [], "open", "write")).toBe("user has admin access")
+      expect(yield* reasonOf("admin", [], "internal", "write")).toBe("user has admin access")
+      // Asterisk cells: dataset.query is enough, for writes too.
+      expect(yield* reasonOf("editor", ["dataset.query"], "internal", "write")).toBe(
+        "user has editor access and client has dataset.query scope"
+      )
+      expect(yield* reasonOf("admin", ["dataset.query"], "restricted", "write")).toBe(
+        "user has admin access and client has dataset.query scope"
+      )
       expect(yield* reasonOf("svc-rec-registry", ["dataset.query"], "internal", "read")).toBe(
         "service has dataset.query scope"
       )

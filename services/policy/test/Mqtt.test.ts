@@ -80,8 +80,31 @@ layer(serviceLayer(), { excludeTestServices: true, timeout: "60 seconds" })("mqt
       expect((yield* acl(grid, "rec/digital-twin/state/#", 4)).status).toBe(200)
       expect((yield* acl(grid, "rec/digital-twin/state/x", 2)).status).toBe(403)
       const pipelines = yield* mint("svc-pipelines")
-      expect((yield* acl(pipelines, "rec/pipelines/status/grid-resilience-flow", 2)).status).toBe(200)
-      expect((yield* acl(yield* mint("svc-no-scopes"), "rec/pipelines/status/x", 2)).status).toBe(403)
+      expect((yield* acl(pipelines, "rec/pipelines/runs/grid", 2)).status).toBe(200)
+      expect((yield* acl(yield* mint("svc-no-scopes"), "rec/pipelines/runs/grid", 2)).status).toBe(403)
+
+      // The platform's MQTT traffic, each service with the token dev/identities.yaml issues it.
+      // Pipeline runs: the grid gateway and the flexibility service follow them (also as a shared
+      // subscription of replicas), and cannot publish them.
+      expect((yield* acl(grid, "rec/pipelines/runs/+", 5)).status).toBe(200)
+      expect((yield* acl(grid, "$share/grid-gateway/rec/pipelines/runs/+", 5)).status).toBe(200)
+      const flexibility = yield* mint("svc-flexibility")
+      expect((yield* acl(flexibility, "rec/pipelines/runs/+", 4)).status).toBe(200)
+      expect((yield* acl(flexibility, "rec/pipelines/runs/grid", 2)).status).toBe(403)
+      // Accepted commitments: the flexibility service announces them, the pipelines follow them.
+      expect((yield* acl(flexibility, "rec/flexibility/committed/u-1", 2)).status).toBe(200)
+      expect((yield* acl(pipelines, "rec/flexibility/committed/+", 4)).status).toBe(200)
+      expect((yield* acl(pipelines, "rec/flexibility/committed/u-1", 2)).status).toBe(403)
+      // Registry updates: the registry announces them, every service that reads MQTT follows them;
+      // dataset.admin (which the pipelines hold) no longer lets anyone publish them.
+      const registry = yield* mint("svc-rec-registry")
+      expect((yield* acl(registry, "rec/registry/updates/community/c-1", 2)).status).toBe(200)
+      expect((yield* acl(pipelines, "rec/registry/updates/community/c-1", 2)).status).toBe(403)
+      for (const follower of ["svc-grid", "svc-flexibility", "svc-nudging", "svc-pipelines"]) {
+        expect((yield* acl(yield* mint(follower), "rec/registry/updates/#", 5)).status, follower).toBe(200)
+      }
+      expect((yield* acl(registry, "rec/registry/updates/#", 4)).status).toBe(403)
+      expect((yield* acl(viewer, "rec/registry/updates/#", 4)).status).toBe(403)
     }))
 
   it.effect("/mqtt/acl: form-encoded and JSON bodies, the token in the header or as username", () =>
