@@ -33,7 +33,10 @@ const wildcardControl = Effect.acquireRelease(
     const server = net.createServer((s) => s.destroy())
     server.listen(0, "0.0.0.0", () => resume(Effect.succeed(server)))
   }),
-  (server) => Effect.async<void>((resume) => server.close(() => resume(Effect.void)))
+  (server) =>
+    Effect.async<void>((resume) => {
+      server.close(() => resume(Effect.void))
+    })
 )
 
 const configFrom = (env: Record<string, string>, standalone: boolean) =>
