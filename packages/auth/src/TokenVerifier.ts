@@ -6,7 +6,7 @@
  * before any key is looked at); the signature verifies with a key of the JWKS; `iss` equals the
  * configured issuer; `aud` contains a configured audience (when configured); `exp` and `nbf`
  * hold within the clock tolerance; the required claims are present; it is an access token
- * (`tokenType`: Keycloak signs ID, refresh and logout tokens with the same key and issuer).
+ * (`notAccessToken`: Keycloak signs ID, refresh and logout tokens with the same key and issuer).
  *
  * A verifier without an audience logs a warning when it is built: it accepts tokens the identity
  * provider issued for any other client.
@@ -127,7 +127,7 @@ export const accessTokenHeaderTypes: ReadonlyArray<string> = ["jwt", "at+jwt"]
 const mediaType = (typ: string) => typ.toLowerCase().replace(/^application\//, "")
 
 /** Refuses a verified token that is not an access token, naming the `typ` it carries. */
-export const tokenType = (
+export const notAccessToken = (
   payload: Jose.JWTPayload,
   header: Jose.ProtectedHeaderParameters
 ): AuthFailure | undefined => {
@@ -252,10 +252,10 @@ export const make = (config: AuthConfig.VerifierConfig): Effect.Effect<TokenVeri
         Effect.tryPromise({
           try: () => Jose.jwtVerify(token, keys, { ...options, currentDate: new Date(now) }),
           catch: classify
-        })).pipe(Effect.filterOrFail(
-          (result) => tokenType(result.payload, result.protectedHeader) === undefined,
-          (result) => tokenType(result.payload, result.protectedHeader)!
-        ))
+        })).pipe(Effect.flatMap((result) => {
+          const wrongType = notAccessToken(result.payload, result.protectedHeader)
+          return wrongType === undefined ? Effect.succeed(result) : Effect.fail(wrongType)
+        }))
 
     /** The verified payload and the `kid` of the key that verified it. */
     const verifyToken = (token: string) =>
