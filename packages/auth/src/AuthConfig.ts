@@ -5,7 +5,7 @@
  * |---|---|---|
  * | `PLATFORM_OIDC_BASE_URL` | required | issuer; discovery at `<issuer>/.well-known/openid-configuration` |
  * | `PLATFORM_OIDC_JWKS_URI` | discovered | explicit JWKS URL (skips discovery for keys) |
- * | `PLATFORM_OIDC_AUDIENCE` | unset | comma-separated; when set, `aud` must contain one of them |
+ * | `PLATFORM_OIDC_AUDIENCE` | unset (the verifier warns at start) | comma-separated; when set, `aud` must contain one of them |
  * | `PLATFORM_OIDC_ALGORITHMS` | `RS256,ES256` | allowed signature algorithms (asymmetric only) |
  * | `PLATFORM_OIDC_CLOCK_TOLERANCE` | `30 seconds` | leeway for `exp`/`nbf` |
  * | `JWT_HEADER_NAME` | `x-auth-request-access-token` | header set by an authenticating proxy |
@@ -47,7 +47,7 @@ export interface VerifierConfig {
   /** Expected `iss` (trailing slashes are ignored on both sides). */
   readonly issuer: string
   readonly jwksUri: Option.Option<string>
-  /** Empty: `aud` is not checked. */
+  /** Empty: `aud` is not checked (and `TokenVerifier.make` logs a warning). */
   readonly audience: ReadonlyArray<string>
   readonly algorithms: ReadonlyArray<string>
   readonly clockTolerance: Duration.Duration

@@ -14,6 +14,8 @@ export type AuthFailureReason =
   | "bad_signature"
   | "wrong_issuer"
   | "wrong_audience"
+  /** A signed token of the identity provider that is not an access token (an ID, refresh or logout token). */
+  | "wrong_token_type"
   | "unknown_key"
   | "algorithm_not_allowed"
   | "missing_claim"
@@ -30,6 +32,7 @@ export const messages: Readonly<Record<AuthFailureReason, string>> = {
   bad_signature: "Token signature is invalid",
   wrong_issuer: "Invalid issuer",
   wrong_audience: "Invalid audience",
+  wrong_token_type: "Token is not an access token",
   unknown_key: "Token is signed with an unknown key",
   algorithm_not_allowed: "Token algorithm is not allowed",
   missing_claim: "Token is missing a required claim",

@@ -5,7 +5,11 @@
  * (`none` and `HS*` never are, so unsigned tokens and HMAC-with-the-public-key forgeries fail
  * before any key is looked at); the signature verifies with a key of the JWKS; `iss` equals the
  * configured issuer; `aud` contains a configured audience (when configured); `exp` and `nbf`
- * hold within the clock tolerance; the required claims are present.
+ * hold within the clock tolerance; the required claims are present; it is an access token
+ * (`notAccessToken`: Keycloak signs ID, refresh and logout tokens with the same key and issuer).
+ *
+ * A verifier without an audience logs a warning when it is built: it accepts tokens the identity
+ * provider issued for any other client.
  *
  * Keys: the JWKS URL is `PLATFORM_OIDC_JWKS_URI` or discovered from the issuer. The key set is
  * fetched on first use, refreshed when older than `jwksMaxAge`, and refetched when a token names
@@ -105,6 +109,38 @@ export const checkHeader = (
     }
     return Effect.succeed(header)
   })
+
+/**
+ * The `typ` claim values of access tokens: Keycloak writes `Bearer` (its other signed tokens say
+ * `ID`, `Refresh`, `Offline`, `Logout`, `Serialized-ID`; a DPoP-bound token says `DPoP`, and is
+ * refused because its proof of possession is not checked here); other identity providers write no
+ * `typ` claim. Compared case-insensitively, as RFC 6750 compares the scheme.
+ */
+export const accessTokenTypes: ReadonlyArray<string> = ["bearer"]
+
+/**
+ * JOSE header `typ` values of access tokens (compared case-insensitively, `application/` optional,
+ * RFC 7515 §4.1.9): `at+jwt` (RFC 9068) and the generic `JWT`, or none.
+ */
+export const accessTokenHeaderTypes: ReadonlyArray<string> = ["jwt", "at+jwt"]
+
+const mediaType = (typ: string) => typ.toLowerCase().replace(/^application\//, "")
+
+/** Refuses a verified token that is not an access token, naming the `typ` it carries. */
+export const notAccessToken = (
+  payload: Jose.JWTPayload,
+  header: Jose.ProtectedHeaderParameters
+): AuthFailure | undefined => {
+  if ("typ" in payload && !(typeof payload.typ === "string" && accessTokenTypes.includes(payload.typ.toLowerCase()))) {
+    return failure("wrong_token_type", { message: `Token is not an access token (typ ${JSON.stringify(payload.typ)})` })
+  }
+  if (header.typ !== undefined && !accessTokenHeaderTypes.includes(mediaType(String(header.typ)))) {
+    return failure("wrong_token_type", {
+      message: `Token is not an access token (header typ ${JSON.stringify(header.typ)})`
+    })
+  }
+  return undefined
+}
 
 const stripSlash = (s: string) => s.replace(/\/+$/, "")
 
@@ -216,6 +252,9 @@ export const make = (config: AuthConfig.VerifierConfig): Effect.Effect<TokenVeri
         Effect.tryPromise({
           try: () => Jose.jwtVerify(token, keys, { ...options, currentDate: new Date(now) }),
           catch: classify
+        })).pipe(Effect.flatMap((result) => {
+          const wrongType = notAccessToken(result.payload, result.protectedHeader)
+          return wrongType === undefined ? Effect.succeed(result) : Effect.fail(wrongType)
         }))
 
     /** The verified payload and the `kid` of the key that verified it. */
@@ -232,6 +271,14 @@ export const make = (config: AuthConfig.VerifierConfig): Effect.Effect<TokenVeri
         if (state.fetchedAt === before || state.keys === undefined) return yield* Effect.fail(first.left)
         return yield* jwtVerify(token, state.keys)
       }).pipe(Effect.withSpan("TokenVerifier.verify"))
+
+    if (config.audience.length === 0) {
+      yield* Effect.logWarning(
+        "No audience configured (PLATFORM_OIDC_AUDIENCE is not set): tokens the identity provider issued for any " +
+          "audience, other clients and services included, are accepted. Set PLATFORM_OIDC_AUDIENCE to the audience " +
+          "of this platform's access tokens."
+      ).pipe(Effect.annotateLogs({ issuer: config.issuer }))
+    }
 
     const clock = yield* Effect.clock
     const cache = new TokenCache.TokenCache<Subject.Subject>(

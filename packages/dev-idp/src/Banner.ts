@@ -17,6 +17,11 @@ export const Banner: Layer.Layer<never, never, DevIdp> = Layer.effectDiscard(
     yield* Effect.logInfo(`dev identity provider (development only) issuer ${idp.issuer}`).pipe(
       Effect.annotateLogs({ discovery: idp.discoveryUrl, jwks: idp.jwksUri, token: idp.tokenEndpoint })
     )
+    yield* Effect.logInfo(
+      idp.host === "0.0.0.0" || idp.host === "::"
+        ? `listening on every interface (${idp.host}:${idp.port}): anyone who reaches it can mint admin tokens`
+        : `listening on ${idp.host}:${idp.port} only (HOST=0.0.0.0 for every interface)`
+    )
     yield* Effect.logInfo(`users: ${users}`)
     yield* Effect.logInfo(`service clients: ${services}`)
     yield* Effect.logInfo(

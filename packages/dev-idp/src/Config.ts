@@ -5,7 +5,7 @@
  * |---|---|---|
  * | `DEV_IDP_PORT` | 8080 | port (the platform launcher reads this one) |
  * | `PORT` | – | overrides `DEV_IDP_PORT` when the IdP runs as its own process |
- * | `HOST` | all interfaces | bind address of its own process |
+ * | `HOST` | `127.0.0.1` | bind address of its own process (`0.0.0.0`: every interface) |
  * | `DEV_IDP_ISSUER` | `http://localhost:<port>` | issuer URL, when services reach the IdP by another name |
  * | `DEV_IDP_TOKEN_TTL_SECONDS` | 3600 | access and id token lifetime |
  * | `DEV_IDP_REFRESH_TTL_SECONDS` | 28800 | refresh token lifetime |
@@ -28,12 +28,15 @@ const port = (name: string) =>
 
 /**
  * Options from the environment. `standalone` is the IdP's own process (`main.ts`), where the
- * generic `PORT` and `HOST` apply; embedded in the launcher only the `DEV_IDP_*` names do.
+ * generic `PORT` and `HOST` apply; embedded in the launcher only the `DEV_IDP_*` names do (the
+ * launcher hands the IdP its own bind address).
  */
 export const devIdpConfig = (options: { readonly standalone: boolean }): Config.Config<DevIdpOptions> =>
   Config.all({
     devIdpPort: port("DEV_IDP_PORT").pipe(Config.withDefault(8080)),
     port: options.standalone ? Config.option(port("PORT")) : Config.succeed(Option.none<number>()),
+    // Unset: `DevIdp`'s default, the loopback interface (anyone who reaches the IdP can mint
+    // admin tokens with the public secrets), with `localhost` in the issuer.
     host: options.standalone ? Config.option(Config.nonEmptyString("HOST")) : Config.succeed(Option.none<string>()),
     issuer: Config.option(Config.url("DEV_IDP_ISSUER")),
     tokenTtlSeconds: positive("DEV_IDP_TOKEN_TTL_SECONDS", 3600),

@@ -15,7 +15,7 @@ import * as path from "node:path"
 import * as Jose from "jose"
 import { OAuth2Issuer, OAuth2Service } from "oauth2-mock-server"
 import type { Claims } from "./Claims.js"
-import { serviceAccessClaims, userAccessClaims } from "./Claims.js"
+import { serviceAccessClaims, userAccessClaims, userIdClaims } from "./Claims.js"
 import { devIdpConfig } from "./Config.js"
 import type { Identities, IdentitiesError } from "./Identities.js"
 import { loadIdentities } from "./Identities.js"
@@ -25,9 +25,9 @@ import { makeRequestHandler } from "./Server.js"
 export interface DevIdpOptions {
   /** Port to listen on; 0 picks a free one. Default 8080. */
   readonly port?: number | undefined
-  /** Bind address; all interfaces when undefined. */
+  /** Bind address; default `127.0.0.1` (`0.0.0.0` or `::` for every interface). */
   readonly host?: string | undefined
-  /** Issuer URL; default `http://localhost:<port>` (or the bound address when it is not a wildcard). */
+  /** Issuer URL; default `http://localhost:<port>` (or the bound address when `host` is given and not a wildcard). */
   readonly issuer?: string | undefined
   /** Identities, or the path of a YAML file; default the repository's dev/identities.yaml. */
   readonly identities?: Identities | string | undefined
@@ -50,6 +50,11 @@ export interface MintOptions {
   readonly expired?: boolean | undefined
   /** Claims merged last; an `undefined` value removes the claim. */
   readonly claims?: Claims | undefined
+  /**
+   * `access` (default) or `id`: an OpenID Connect ID token (`typ: "ID"`, `aud` the client, as the
+   * token endpoint issues with `scope=openid`), for users only; for tests proving services refuse it.
+   */
+  readonly kind?: "access" | "id" | undefined
 }
 
 export class MintError extends Schema.TaggedError<MintError>()("MintError", {
@@ -68,7 +73,11 @@ export class InvalidToken extends Schema.TaggedError<InvalidToken>()("InvalidTok
 export interface DevIdpService {
   /** The issuer URL (`iss` of every token; discovery lives below it). */
   readonly issuer: string
+  /** The address it listens on (`127.0.0.1` unless `DevIdpOptions.host` said otherwise). */
+  readonly host: string
   readonly port: number
+  /** The audience every access token carries (the identities' `audience`): a service's `PLATFORM_OIDC_AUDIENCE`. */
+  readonly audience: string
   readonly discoveryUrl: string
   readonly jwksUri: string
   readonly tokenEndpoint: string
@@ -82,6 +91,13 @@ export interface DevIdpService {
   readonly verify: (token: string) => Effect.Effect<Jose.JWTPayload, InvalidToken>
 }
 
+/** The bind address when none is given: the loopback interface. */
+export const defaultHost = "127.0.0.1"
+
+/**
+ * The host of the default issuer: `localhost` for the default bind and for wildcards, else the
+ * address bound (an explicit `127.0.0.1` stays `127.0.0.1`, as tests expect).
+ */
 const urlHost = (host: string | undefined, address: AddressInfo): string => {
   if (host === undefined || host === "0.0.0.0" || host === "::" || host === "localhost") return "localhost"
   return address.family === "IPv6" ? `[${address.address}]` : address.address
@@ -157,7 +173,7 @@ export const make = (
       introspect: endpoints.introspect
     })
     const server = http.createServer(makeRequestHandler(provider, library.requestHandler))
-    const address = yield* listen(server, options.port ?? 8080, options.host)
+    const address = yield* listen(server, options.port ?? 8080, options.host ?? defaultHost)
     issuer.url = options.issuer ?? `http://${urlHost(options.host, address)}:${address.port}`
     const base = issuer.url.replace(/\/$/, "")
 
@@ -172,14 +188,20 @@ export const make = (
           const clientId = mintOptions.client ?? identities.defaultClient.clientId
           const client = identities.clients.get(clientId)
           if (client === undefined) return yield* new MintError({ name, message: `unknown client '${clientId}'` })
-          claims = userAccessClaims(
-            identities,
-            found.user,
-            client,
-            { scopes: mintOptions.scopes ?? client.scopes, openid: false },
-            randomUUID()
-          )
-          if (mintOptions.scopes !== undefined) claims.scope = ["profile", "email", ...mintOptions.scopes].join(" ")
+          if (mintOptions.kind === "id") {
+            claims = userIdClaims(found.user, client, randomUUID(), undefined)
+          } else {
+            claims = userAccessClaims(
+              identities,
+              found.user,
+              client,
+              { scopes: mintOptions.scopes ?? client.scopes, openid: false },
+              randomUUID()
+            )
+            if (mintOptions.scopes !== undefined) claims.scope = ["profile", "email", ...mintOptions.scopes].join(" ")
+          }
+        } else if (mintOptions.kind === "id") {
+          return yield* new MintError({ name, message: `ID tokens are issued to users; '${name}' is a client` })
         } else {
           if (found.client.serviceAccountId === undefined) {
             return yield* new MintError({ name, message: `client '${name}' has no service account (no client_credentials grant)` })
@@ -201,7 +223,9 @@ export const make = (
 
     const service: DevIdpService = {
       issuer: issuer.url,
+      host: address.address,
       port: address.port,
+      audience: identities.audience,
       discoveryUrl: base + endpoints.discovery,
       jwksUri: base + endpoints.jwks,
       tokenEndpoint: base + endpoints.token,

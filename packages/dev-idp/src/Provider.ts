@@ -410,11 +410,15 @@ export class Provider {
     const bearer = /^Bearer\s+(\S+)$/i.exec(authorization?.trim() ?? "")
     const challenge = (error: string, description: string) =>
       oauthError(401, error, description, {
-        "www-authenticate": `Bearer realm="dev-idp", error="${error}", error_description="${description}"`
+        "www-authenticate": `Bearer realm="dev-idp", error="${error}", error_description="${description.replace(/["\\]/g, "")}"`
       })
     if (bearer === null) return challenge("invalid_request", "a Bearer token is required")
     const verified = await this.verify(bearer[1]!)
     if (verified._tag === "Invalid") return challenge("invalid_token", verified.reason)
+    // As Keycloak: an ID token is signed by the same key but is not an access token.
+    if (verified.claims.typ !== "Bearer") {
+      return challenge("invalid_token", `not an access token (typ ${JSON.stringify(verified.claims.typ ?? null)})`)
+    }
     const user = [...this.identities.users.values()].find((u) => u.id === verified.claims.sub)
     if (user !== undefined) return { status: 200, body: userInfoClaims(this.identities, user) }
     return {

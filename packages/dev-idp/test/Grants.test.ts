@@ -379,6 +379,22 @@ layer(DevIdp.layerTest, { excludeTestServices: true })("dev identity provider ov
         }
       }))
 
+    it.effect("userinfo takes access tokens only, not an ID token", () =>
+      Effect.gen(function*() {
+        const idp = yield* DevIdp
+        const { body } = yield* postForm(idp.tokenEndpoint, {
+          grant_type: "password",
+          client_id: "rec-frontend",
+          username: "viewer",
+          password: "viewer",
+          scope: "openid"
+        })
+        const url = `${idp.issuer}/protocol/openid-connect/userinfo`
+        expect((yield* getJson(url, { authorization: `Bearer ${body.access_token as string}` })).status).toBe(200)
+        const refused = yield* getJson(url, { authorization: `Bearer ${body.id_token as string}` })
+        expect(refused).toMatchObject({ status: 401, body: { error: "invalid_token", error_description: "not an access token (typ \"ID\")" } })
+      }))
+
     it.effect("introspects tokens for confidential clients", () =>
       Effect.gen(function*() {
         const idp = yield* DevIdp

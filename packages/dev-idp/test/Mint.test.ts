@@ -59,6 +59,25 @@ layer(DevIdp.layerTest, { excludeTestServices: true })("programmatic mint API", 
       expect(claims.exp! - claims.iat!).toBe(300)
     }))
 
+  it.effect("access tokens carry the platform's audience; ID tokens (typ ID) the client's, as Keycloak's", () =>
+    Effect.gen(function*() {
+      const idp = yield* DevIdp
+      expect(idp.audience).toBe("rec-platform")
+      for (const name of ["viewer", "svc-grid"]) {
+        const access = yield* verifyRemote(idp, yield* idp.mint(name), idp.audience)
+        expect(access.typ).toBe("Bearer")
+      }
+      const id = yield* verifyRemote(idp, yield* idp.mint("viewer", { kind: "id" }), "rec-cli")
+      expect(id).toMatchObject({ typ: "ID", azp: "rec-cli", preferred_username: "viewer" })
+      expect(id).not.toHaveProperty("scope")
+      expect(Exit.isFailure(yield* Effect.exit(verifyRemote(idp, yield* idp.mint("viewer", { kind: "id" }), idp.audience))))
+        .toBe(true)
+      // Keycloak's audience mapper can add the platform's audience to ID tokens too.
+      const both = yield* idp.mint("viewer", { kind: "id", client: "rec-frontend", audience: ["rec-frontend", "rec-platform"] })
+      expect(yield* verifyRemote(idp, both, idp.audience)).toMatchObject({ typ: "ID", azp: "rec-frontend" })
+      expect((yield* Effect.flip(idp.mint("svc-grid", { kind: "id" }))).message).toContain("ID tokens are issued to users")
+    }))
+
   it.effect("signs arbitrary claims and verifies its own tokens", () =>
     Effect.gen(function*() {
       const idp = yield* DevIdp

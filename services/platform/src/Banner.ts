@@ -4,9 +4,19 @@
  * components' own logs stay JSON lines).
  */
 import { Console, Effect, Layer } from "effect"
-import type { Component, Context } from "./Launcher.js"
+import * as Hosts from "./Hosts.js"
+import type { Component, Context, LauncherOptions } from "./Launcher.js"
 
 const devToken = "node packages/dev-idp/bin/dev-token.js"
+
+/** Which interfaces the platform listens on, in words. */
+export const listening = (options: LauncherOptions): string =>
+  Hosts.isWildcard(options.host)
+    ? `Listening on every interface (HOST=${options.host}): anyone who can reach this machine can get admin tokens ` +
+      "from the dev identity provider."
+    : Hosts.isLoopback(options.host)
+    ? `Listening on ${options.host} only (HOST=0.0.0.0 to reach the platform from other machines).`
+    : `Listening on ${options.host} (HOST).`
 
 export const text = (context: Context, components: ReadonlyArray<Component>): string => {
   const { idp, options } = context
@@ -16,7 +26,7 @@ export const text = (context: Context, components: ReadonlyArray<Component>): st
   const width = Math.max("dev identity provider".length, ...started.map((c) => c.name.length)) + 2
   const row = (name: string, url: string, notes: ReadonlyArray<string> = []) =>
     [`  ${name.padEnd(width)}${url}`, ...notes.map((n) => `  ${"".padEnd(width)}${n}`)]
-  const policy = `http://localhost:${options.ports.policy}`
+  const policy = `http://${Hosts.forPeople(options.host)}:${options.ports.policy}`
   return [
     "",
     "REC platform (development) is running",
@@ -24,8 +34,18 @@ export const text = (context: Context, components: ReadonlyArray<Component>): st
     ...row("dev identity provider", idp.issuer, ["development only: passwords and secrets are in dev/identities.yaml"]),
     ...started.flatMap((c) => {
       const skipped = context.skipped.get(c.name)
-      return skipped === undefined ? row(c.name, c.url(context), c.notes?.(context)) : row(c.name, `not started: ${skipped}`)
+      if (skipped === undefined) return row(c.name, c.url(context), c.notes?.(context))
+      const { fixes, reason } = c.skippedText?.(skipped, context) ?? { reason: skipped, fixes: [] }
+      const commandWidth = Math.max(0, ...fixes.map((f) => f.command.length)) + 3
+      return row(
+        c.name,
+        `not started: ${reason}`,
+        fixes.map((fix, i) => `${i === 0 ? "fix:" : " or:"} ${fix.command.padEnd(commandWidth)}${fix.effect}`)
+      )
     }),
+    "",
+    listening(options),
+    "Stop with Ctrl-C (or SIGTERM).",
     "",
     "Tokens (users: viewer, editor, manager, admin, nogroup, dso-operator, ...; services: svc-grid, ...):",
     `  ${tokenCommand} --list`,

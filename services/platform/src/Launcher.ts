@@ -7,17 +7,22 @@
  * from the launcher's `Context` (the identity provider, the ports). Adding a service is adding
  * one entry. Every component still runs alone as `node services/<name>/dist/main.js`.
  *
- * The environment each component sees is the process environment without `PORT` and `HOST`
- * (they would put every service on one port), with `PLATFORM_OIDC_BASE_URL` pointing at the dev
- * identity provider unless it is set, plus the component's own overrides.
+ * The environment each component sees is the process environment without `PORT` (it would put
+ * every service on one port), with `HOST` set to the launcher's bind address, and, unless the
+ * user set them, `PLATFORM_OIDC_BASE_URL` and `PLATFORM_OIDC_AUDIENCE` naming the dev identity
+ * provider and the audience of its access tokens, plus the component's own overrides.
+ *
+ * Everything binds `HOST` (default 127.0.0.1): the dev identity provider hands out admin tokens
+ * for public secrets, so the platform is reachable from other machines only when asked for.
  */
 import type { Layer as LayerType } from "effect"
-import { ConfigProvider, Effect, Layer } from "effect"
+import { Cause, ConfigProvider, Effect, Layer } from "effect"
 import { DevIdp, type DevIdpOptions, type DevIdpService } from "@rec/dev-idp"
 import { SimulatorServer } from "@rec/digital-twin"
 import { EmbeddedBroker, type MqttBrokerError } from "@rec/mqtt"
 import { BrokerAuth, Http as PolicyService } from "@rec/policy-service"
 import * as Banner from "./Banner.js"
+import * as Hosts from "./Hosts.js"
 
 export interface Ports {
   readonly policy: number
@@ -26,6 +31,8 @@ export interface Ports {
 }
 
 export interface LauncherOptions {
+  /** Where every component listens (`HOST`, default 127.0.0.1); `idp.host` is ignored. */
+  readonly host: string
   readonly idp: DevIdpOptions
   readonly ports: Ports
   /** Start the embedded MQTT broker (false when `PLATFORM_MQTT_HOST` names a broker). */
@@ -48,40 +55,81 @@ export interface Component {
   readonly name: string
   /** Where it listens, for the banner. */
   readonly url: (context: Context) => string
+  /** The port it listens on and the variable that moves it (for the hint when it is taken). */
+  readonly port?: ((context: Context) => PortSetting) | undefined
   /** Extra banner lines (docs, notes). */
   readonly notes?: ((context: Context) => ReadonlyArray<string>) | undefined
   /** Environment overrides for this component. */
   readonly env?: ((context: Context) => Record<string, string>) | undefined
   /** `undefined`: not started in this configuration. */
   readonly layer: (context: Context) => LayerType.Layer<never, unknown> | undefined
+  /**
+   * For the banner, when the component was left out (`Context.skipped`): the reason in words and
+   * how to fix it. Default: the recorded reason as it is.
+   */
+  readonly skippedText?: ((reason: string, context: Context) => SkippedText) | undefined
 }
 
-const local = (port: number) => `http://localhost:${port}`
+export interface PortSetting {
+  readonly variable: string
+  readonly port: number
+}
+
+export interface SkippedText {
+  readonly reason: string
+  /** Commands that fix it, each with what it does. */
+  readonly fixes: ReadonlyArray<{ readonly command: string; readonly effect: string }>
+}
+
+/** A port to suggest instead of a taken one. */
+const nextPort = (port: number) => (port >= 65535 ? 1024 : port + 1)
+
+/** The URL people use for a port of the platform. */
+export const httpUrl = (options: LauncherOptions, port: number): string =>
+  `http://${Hosts.forPeople(options.host)}:${port}`
+
+/** The embedded broker's URL. */
+export const mqttUrl = (options: LauncherOptions): string =>
+  `mqtt://${Hosts.forConnecting(options.host)}:${options.ports.mqtt}`
 
 export const policyService: Component = {
   name: "policy service",
-  url: ({ options }) => local(options.ports.policy),
-  notes: ({ options }) => [`docs ${local(options.ports.policy)}/docs`],
+  url: ({ options }) => httpUrl(options, options.ports.policy),
+  port: ({ options }) => ({ variable: "POLICY_PORT", port: options.ports.policy }),
+  notes: ({ options }) => [`docs ${httpUrl(options, options.ports.policy)}/docs`],
   env: ({ options }) => ({ PLATFORM_POLICIES_POLICIES_DIR: options.policiesDir }),
   layer: ({ options }) => PolicyService.make({ port: options.ports.policy })
 }
 
 export const digitalTwinSimulator: Component = {
   name: "digital-twin simulator",
-  url: ({ options }) => local(options.ports.digitalTwin),
-  notes: ({ options }) => [`docs ${local(options.ports.digitalTwin)}/docs`],
+  url: ({ options }) => httpUrl(options, options.ports.digitalTwin),
+  port: ({ options }) => ({ variable: "DIGITAL_TWIN_PORT", port: options.ports.digitalTwin }),
+  notes: ({ options }) => [`docs ${httpUrl(options, options.ports.digitalTwin)}/docs`],
   env: ({ options }) => ({ DIGITAL_TWIN_PORT: String(options.ports.digitalTwin) }),
   layer: () => SimulatorServer.layerConfig
 }
 
 export const embeddedBroker: Component = {
   name: "MQTT broker (embedded)",
-  url: ({ options }) => `mqtt://127.0.0.1:${options.ports.mqtt}`,
+  url: ({ options }) => mqttUrl(options),
   notes: () => ["connect with an access token as the MQTT password; the policy service decides (/mqtt/user, /mqtt/acl)"],
+  skippedText: (reason, { options }) => ({
+    reason: /EADDRINUSE/.test(reason) ? `port ${options.ports.mqtt} is already in use (a local Mosquitto?)` : reason,
+    fixes: [
+      { command: `PLATFORM_MQTT_PORT=${nextPort(options.ports.mqtt)} npm start`, effect: "the embedded broker on another port" },
+      {
+        command: "PLATFORM_MQTT_HOST=localhost npm start",
+        effect: `use the broker on port ${options.ports.mqtt} instead (it decides who may connect)`
+      }
+    ]
+  }),
   layer: (context) =>
     context.options.embeddedBroker
-      ? EmbeddedBroker.layer({ port: context.options.ports.mqtt }).pipe(
-        Layer.provide(BrokerAuth.layer({ url: `http://127.0.0.1:${context.options.ports.policy}` })),
+      ? EmbeddedBroker.layer({ port: context.options.ports.mqtt, host: context.options.host }).pipe(
+        Layer.provide(BrokerAuth.layer({
+          url: `http://${Hosts.forConnecting(context.options.host)}:${context.options.ports.policy}`
+        })),
         Layer.discard,
         // A port already taken (a local Mosquitto) is not a reason to stop the platform.
         Layer.catchAll((error: MqttBrokerError) =>
@@ -105,36 +153,90 @@ export const components: ReadonlyArray<Component> = [
   embeddedBroker
 ]
 
+/** Not passed on: `PORT` would put every service on one port; `HOST` is set from the launcher's options. */
 const hidden = new Set(["PORT", "HOST"])
 
-/** The environment a component sees: the launcher's values are defaults, the user's win. */
+/**
+ * The environment a component sees: the launcher's values are defaults, the user's win; `HOST`
+ * is always the launcher's bind address.
+ */
 export const environmentOf = (component: Component, context: Context): Map<string, string> => {
   const env = new Map<string, string>()
   for (const [key, value] of Object.entries(context.options.environment ?? process.env)) {
     if (value !== undefined && !hidden.has(key)) env.set(key, value)
   }
-  const defaults = { PLATFORM_OIDC_BASE_URL: context.idp.issuer, ...component.env?.(context) }
+  const defaults = {
+    PLATFORM_OIDC_BASE_URL: context.idp.issuer,
+    // Without it every service would accept tokens the IdP issued for any audience (and warn).
+    PLATFORM_OIDC_AUDIENCE: context.idp.audience,
+    ...component.env?.(context)
+  }
   for (const [key, value] of Object.entries(defaults)) {
     if (!env.has(key)) env.set(key, value)
   }
+  env.set("HOST", context.options.host)
   return env
 }
+
+/** Whether a failure is a port already taken (`EADDRINUSE`, possibly wrapped in other errors). */
+export const addressInUse = (cause: Cause.Cause<unknown>): boolean => {
+  const inUse = (error: unknown, depth: number): boolean => {
+    if (typeof error !== "object" || error === null || depth > 5) return false
+    const { cause, code, message } = error as { code?: unknown; message?: unknown; cause?: unknown }
+    return code === "EADDRINUSE" || (typeof message === "string" && message.includes("EADDRINUSE")) ||
+      inUse(cause, depth + 1)
+  }
+  return [...Cause.failures(cause), ...Cause.defects(cause)].some((error) => inUse(error, 0))
+}
+
+/** When a component cannot start because its port is taken, say which variable moves it. */
+const hintWhenPortTaken = (setting: PortSetting) => (cause: Cause.Cause<unknown>) =>
+  addressInUse(cause)
+    ? Effect.logError(
+      `port ${setting.port} is already in use: set ${setting.variable} to another port ` +
+        `(${setting.variable}=${nextPort(setting.port)} npm start)`
+    )
+    : Effect.void
 
 const start = (component: Component, context: Context): LayerType.Layer<never, unknown> => {
   const layer = component.layer(context)
   if (layer === undefined) return Layer.empty
+  const port = component.port?.(context)
   return layer.pipe(
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(environmentOf(component, context)))),
+    Layer.tapErrorCause(port === undefined ? () => Effect.void : hintWhenPortTaken(port)),
     Layer.annotateLogs("component", component.name)
   )
 }
 
-/** The dev identity provider, every component, then the banner. */
-export const layer = (options: LauncherOptions): LayerType.Layer<never, unknown> =>
+/**
+ * The identity provider's options: the launcher's bind address, and an issuer people can type
+ * (`http://localhost:8080` on loopback, as `dev-token` expects) unless `DEV_IDP_ISSUER` names one.
+ */
+export const idpOptions = (options: LauncherOptions): DevIdpOptions => {
+  const port = options.idp.port ?? 8080
+  return {
+    ...options.idp,
+    host: options.host,
+    // A random port (0) is only known once bound: the IdP then names its bound address.
+    issuer: options.idp.issuer ?? (port === 0 ? undefined : httpUrl(options, port))
+  }
+}
+
+/**
+ * The dev identity provider, every component, then the banner. Provides the running
+ * `DevIdp` (tests mint tokens with its key).
+ */
+export const layer = (options: LauncherOptions): LayerType.Layer<DevIdp, unknown> =>
   Layer.unwrapEffect(
     Effect.map(DevIdp, (idp) => {
       const context: Context = { idp, options, skipped: new Map() }
       const started = components.map((component) => start(component, context))
       return Banner.layer(context, components).pipe(Layer.provide(Layer.mergeAll(Layer.empty, ...started)))
     })
-  ).pipe(Layer.provide(DevIdp.layer(options.idp).pipe(Layer.annotateLogs("component", "dev identity provider"))))
+  ).pipe(Layer.provideMerge(
+    DevIdp.layer(idpOptions(options)).pipe(
+      Layer.tapErrorCause(hintWhenPortTaken({ variable: "DEV_IDP_PORT", port: options.idp.port ?? 8080 })),
+      Layer.annotateLogs("component", "dev identity provider")
+    )
+  ))

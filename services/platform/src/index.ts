@@ -8,7 +8,8 @@ import * as Launcher from "./Launcher.js"
 
 export * as Banner from "./Banner.js"
 export * as Config from "./Config.js"
+export * as Hosts from "./Hosts.js"
 export * as Launcher from "./Launcher.js"
 
 /** The launcher configured from the environment. */
-export const layerConfig = Layer.unwrapEffect(Effect.map(Config.launcher, Launcher.layer))
+export const layerConfig = Layer.unwrapEffect(Effect.map(Config.launcher, (options) => Layer.discard(Launcher.layer(options))))
