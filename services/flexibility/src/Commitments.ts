@@ -157,7 +157,10 @@ export class Commitments extends Effect.Service<Commitments>()("flexibility/Comm
       const found = yield* authorized(caller, id, "cancel")
       if (found.status !== "committed") return yield* Effect.fail(notCommitted(found, "cancelled"))
       const cancelled = yield* Effect.orDie(repo.cancel(id, yield* now))
-      if (Option.isSome(cancelled)) return cancelled.value
+      if (Option.isSome(cancelled)) {
+        yield* notices.cancelled(cancelled.value)
+        return cancelled.value
+      }
       // Settled or cancelled in between.
       const current = yield* Effect.orDie(repo.get(id))
       return yield* Effect.fail(Option.match(current, { onNone: () => notFound(id), onSome: (c) => notCommitted(c, "cancelled") }))

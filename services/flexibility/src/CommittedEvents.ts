@@ -51,4 +51,7 @@ export class CommittedEvents extends Context.Tag("flexibility/CommittedEvents")<
       }
     })
   )
+
+  /** Without a broker: commitments are not announced (development, tests of the HTTP API alone). */
+  static readonly disabled: Layer.Layer<CommittedEvents> = Layer.succeed(CommittedEvents, { publish: () => Effect.void })
 }

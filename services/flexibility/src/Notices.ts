@@ -1,8 +1,9 @@
 /**
  * What follows a commitment once it is stored, in the background (`Background`): the
  * announcement on MQTT and the reminder before its window when it is made (reference A3, A6.3),
- * the `commitment_settled` nudge when it is settled. The caller's answer does not wait for
- * them and their failures are logged: the commitment itself is already safe.
+ * the reminder's withdrawal when it is cancelled, the `commitment_settled` nudge when it is
+ * settled. The caller's answer does not wait for them and their failures are logged: the
+ * commitment itself is already safe.
  */
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -34,6 +35,9 @@ export class Notices extends Effect.Service<Notices>()("flexibility/Notices", {
         background.run("schedule_reminder", remindBeforeWindow(c))
       )
 
+    /** A commitment was cancelled: its reminder is withdrawn. */
+    const cancelled = (c: Commitment) => background.run("unschedule_reminder", nudges.unschedule(NudgeEvents.reminderKey(c)))
+
     /** Commitments were settled: tell their users (a few at a time; one failure does not stop the rest). */
     const settled = (settledCommitments: ReadonlyArray<Commitment>) =>
       settledCommitments.length === 0 ? Effect.void : background.run(
@@ -50,6 +54,6 @@ export class Notices extends Effect.Service<Notices>()("flexibility/Notices", {
         )
       )
 
-    return { committed, settled } as const
+    return { committed, cancelled, settled } as const
   })
 }) {}

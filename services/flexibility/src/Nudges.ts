@@ -32,6 +32,8 @@ export type NudgeOutcome = "delivered" | "suppressed" | "duplicate" | "ignored"
 export interface NudgesService {
   readonly send: (event: NudgeEvent) => Effect.Effect<NudgeOutcome, Upstream.UpstreamFailure>
   readonly schedule: (event: ScheduledNudge) => Effect.Effect<void, Upstream.UpstreamFailure>
+  /** Withdraws a scheduled event that has not fired yet; nothing to withdraw is not a failure. */
+  readonly unschedule: (externalKey: string) => Effect.Effect<void, Upstream.UpstreamFailure>
 }
 
 export class Nudges extends Context.Tag("flexibility/Nudges")<Nudges, NudgesService>() {}
