@@ -2,8 +2,9 @@
  * Synthetic communities: generated members beside the hand-written community of `World.ts`,
  * for load tests and for services that need more than one community (the flexibility
  * service's broadcast, its settlement benchmark of 10,000 commitments). Every member is a
- * household prosumer whose PV size, consumption and flexibility derive from the seed and its
- * index, so two processes with the same options see the same members and the same readings.
+ * household prosumer whose PV size (6-14 kWp: a midday surplus even in December), consumption
+ * and flexibility derive from the seed and its index, so two processes with the same options
+ * see the same members and the same readings.
  *
  * Ids: member `n` (from 1) of community `c` is participant `sim-<c>-<n>` (`sub`), member key
  * `member-<c>-<n>`, meter `member-<c>-<n>-meter`; `n` is zero-padded to the width of the count.
@@ -39,7 +40,7 @@ export const build = (seed: string, spec: SyntheticCommunity): CommunitySpec => 
       memberKey: `member-${sub.slice("sim-".length)}`,
       role: "prosumer",
       since: "2025-01-01",
-      pvKwp: Random.round(r.between(3, 9), 1),
+      pvKwp: Random.round(r.between(6, 14), 1),
       annualConsumptionKwh: Math.round(r.between(2000, 6000)),
       loadProfile: "household",
       flexibleShare: Random.round(r.between(0.2, 0.35), 2),
