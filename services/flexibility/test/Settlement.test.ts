@@ -137,7 +137,7 @@ layer(serviceLayer(), { excludeTestServices: true, timeout: "90 seconds" })("set
 const halvesTwin = (readings: Readonly<Record<string, ReadonlyArray<number>>>) =>
   Layer.succeed(DigitalTwinClient, {
     communities: {
-      settlement: (_community, payload) =>
+      settlement: (_community: string, payload: { readonly device_id: string; readonly window_start: DateTime.Utc; readonly window_end: DateTime.Utc }) =>
         Effect.succeed({
           items: (readings[payload.device_id] ?? []).map((kwh, i) => ({
             ts: iso(payload.window_start.epochMillis + i * hourMs),

@@ -36,8 +36,9 @@ import { type NudgeEvent, type NudgeOutcome, Nudges, type ScheduledNudge } from 
 
 export const repoPolicies = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../../policies")
 
+/** The dev identity provider's tokens, their audience checked (`rec-platform`, as the launcher sets it). */
 export const verifierFor = (issuer: string) =>
-  TokenVerifier.layerFor(issuer, { algorithms: ["RS256"], clockTolerance: Duration.seconds(5) })
+  TokenVerifier.layerFor(issuer, { algorithms: ["RS256"], audience: ["rec-platform"], clockTolerance: Duration.seconds(5) })
 
 /** The dev identity provider's participants (their `sub`s are the simulator's first two participants). */
 export const giulia = "52409e36-6d23-45ed-bb1e-d6c564a2f454"
@@ -139,6 +140,11 @@ export interface ServiceOptions {
   readonly mqtt?: Layer.Layer<Mqtt.Mqtt, unknown> | false | undefined
   readonly pipelineRuns?: PipelineRuns.PipelineRunsSettings | undefined
   readonly simulator?: Partial<SimulatorOptions> | undefined
+  /**
+   * Verify tokens as configured by the environment (`PLATFORM_OIDC_*` of `env`, the dev identity
+   * provider as issuer) instead of the test verifier.
+   */
+  readonly verifierFromEnv?: boolean | undefined
   /** Least level of the logs printed (default Warning). */
   readonly logLevel?: LogLevel.Literal | undefined
 }
@@ -151,27 +157,33 @@ export const pglite = Testing.layerPglite({ service: "flexibility", migrations, 
  * an `HttpClient` aimed at the service.
  */
 export const serviceLayer = (options: ServiceOptions = {}) => {
-  const nudges = options.nudges ?? recordingNudges
   const twin = options.digitalTwin === undefined ? simulator(options.simulator) : Layer.merge(options.digitalTwin, Layer.succeed(SimulatorUrl, ""))
   return Layer.unwrapEffect(
     Effect.gen(function*() {
       const idp = yield* DevIdp
       const dt = yield* Effect.serviceOption(DigitalTwinClient)
-      const nudgesContext = yield* Effect.context<Nudges>()
+      const recorded = yield* Effect.context<Nudges>()
+      const nudges = options.nudges === undefined
+        ? Layer.succeedContext(recorded)
+        : options.nudges.pipe(Layer.provide(Layer.succeed(DevIdp, idp)))
+      const communities = options.communities === undefined
+        ? fixedCommunities({})
+        : options.communities.pipe(Layer.provide(Layer.succeed(DevIdp, idp)))
+      const env = { ...(options.verifierFromEnv ? { PLATFORM_OIDC_BASE_URL: idp.issuer } : {}), ...options.env }
       return Http.makeTest({
-        verifier: verifierFor(idp.issuer),
+        verifier: options.verifierFromEnv ? undefined : verifierFor(idp.issuer),
         engine: Engines.embeddedWith({ directory: repoPolicies, watch: false }),
         database: options.database ?? pglite,
         digitalTwin: Option.isSome(dt) ? Layer.succeed(DigitalTwinClient, dt.value) : undefined,
-        nudges: Layer.succeedContext(nudgesContext),
-        communities: options.communities ?? fixedCommunities({}),
+        nudges,
+        communities,
         mqtt: options.mqtt ?? false,
         pipelineRuns: options.pipelineRuns
-      })
+      }).pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))))
     })
   ).pipe(
-    Layer.provideMerge(Layer.mergeAll(twin, nudges)),
-    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(options.env ?? {}))))),
+    // The recording fake is always there (`RecordedNudges`); the service uses it unless given real nudges.
+    Layer.provideMerge(Layer.mergeAll(twin, recordingNudges)),
     Layer.provideMerge(DevIdp.layerTest),
     Layer.provide(Logger.minimumLogLevel(LogLevel.fromLiteral(options.logLevel ?? "Warning")))
   )
