@@ -213,6 +213,24 @@ describe("delivery checks", () => {
       )
     }).pipe(Effect.scoped))
 
+  it.live("a steady subscription never waits for a decision: it is renewed before it goes stale", () =>
+    Effect.gen(function*() {
+      // Slow decisions: a delivery that had to wait for one would arrive 250 ms late.
+      const { auth, reads } = permissive(() => Effect.as(Effect.sleep(Duration.millis(250)), true))
+      const { info } = yield* startBroker(0, auth, { readDecisionTtl: Duration.seconds(1) })
+      const publisher = yield* connect(info.url, { clientId: "publisher" })
+      const subscriber = yield* connect(info.url, { clientId: "subscriber" })
+      yield* subscribe(subscriber.client, "grid/#")
+      yield* publishClock(publisher.client, "grid/n1", Date.now() + 3_500)
+      yield* Effect.sleep(Duration.millis(100))
+      // The first deliveries waited for the first decision; none published after it came did.
+      const firstArrival = subscriber.inbox[0]?.at ?? Infinity
+      const later = subscriber.inbox.filter((m) => Number(m.payload) > firstArrival).map((m) => m.at - Number(m.payload))
+      expect(later.length).toBeGreaterThan(40)
+      expect(Math.max(...later)).toBeLessThan(200)
+      expect(reads.length).toBeGreaterThanOrEqual(4)
+    }).pipe(Effect.scoped))
+
   it.live("readDecisionTtl 0 asks for every delivery", () =>
     Effect.gen(function*() {
       const { auth, reads } = permissive()

@@ -61,13 +61,27 @@ export class ConnectionReads<P extends { readonly topic: string }> {
   }
 
   /**
+   * The fresh decision on `topic`, asking for the next one in the background once it is older
+   * than half the TTL: a topic that keeps receiving never waits for a decision (unless the
+   * question takes longer than half the TTL), and a decision is still never used past the TTL.
+   */
+  private current(topic: string): boolean | undefined {
+    const decision = this.decisions.get(topic)
+    if (decision === undefined) return undefined
+    const age = this.now() - decision.at
+    if (age >= this.options.ttl) return undefined
+    if (age >= this.options.ttl / 2 && !this.inflight.has(topic)) this.request(topic)
+    return decision.allowed
+  }
+
+  /**
    * Hands `packet` to `deliver` once it has a decision. `done` (aedes's flow control) is called
    * at once for a held packet, so a slow decision delays this connection only, never the
    * broker's other deliveries; `maxHeld` bounds what it may hold.
    */
   gate(packet: P, deliver: Deliver<P>, done: () => void): void {
     if (verdicts.has(packet) || this.closed) return deliver(packet, done)
-    const cached = this.cached(packet.topic)
+    const cached = this.current(packet.topic)
     if (this.held.length === 0 && cached !== undefined) {
       verdicts.set(packet, cached)
       return deliver(packet, done)
