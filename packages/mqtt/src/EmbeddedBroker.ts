@@ -34,9 +34,10 @@
  * - `authorizeRead` decides every delivery to a client (a message matching its subscriptions,
  *   a retained message, a message queued for its persistent session), by topic. Its answer is
  *   reused for that connection and topic for `readDecisionTtl` (5 s by default), which bounds
- *   how long a policy change takes to stop a live subscription; a delivery without a fresh
- *   decision waits for one (behind that connection's earlier deliveries, so order is kept). A
- *   refused delivery is dropped; the subscription and the connection stay.
+ *   how long a policy change takes to stop a live subscription, and renewed in the background
+ *   once older than half of it; a delivery without a fresh decision waits for one (behind that
+ *   connection's earlier deliveries, so order is kept). A refused delivery is dropped; the
+ *   subscription and the connection stay.
  * - A hook that fails, dies or takes longer than 10 s counts as `false` (fail closed) and is
  *   logged.
  */
@@ -218,7 +219,8 @@ export const layer = (options: EmbeddedBrokerOptions = {}): Layer.Layer<Embedded
             log(Effect.logWarning("embedded MQTT broker: deliveries waiting for read decisions exceed the limit; disconnecting").pipe(
               Effect.annotateLogs({ subject: aedesClient.id, limit: maxHeldPerConnection })
             ))
-            aedesClient.close()
+            // Not from inside aedes's delivery loop, which called the gate.
+            setImmediate(() => aedesClient.close())
           }
         })
         connection.reads = reads
@@ -250,7 +252,14 @@ export const layer = (options: EmbeddedBrokerOptions = {}): Layer.Layer<Embedded
             { concurrency: resumeConcurrency, discard: true }
           )
           connection.resumed = resumed
-        })
+        }).pipe(
+          // Without decisions the queued messages are not sent (fail closed); the session stays.
+          Effect.catchAllCause((cause) =>
+            Effect.logWarning("embedded MQTT broker: reading a resumed session's queue failed; its queued messages are dropped", cause).pipe(
+              Effect.annotateLogs({ subject: aedesClient.id })
+            )
+          )
+        )
 
       /** Ends the connection when its credentials expire. */
       const expireAt = (aedesClient: AedesClient, connection: Connection, at: number) => {
