@@ -32,7 +32,7 @@ import { CommitmentsRepo } from "./CommitmentsRepo.js"
 import { Communities } from "./Communities.js"
 import { CommittedEvents } from "./CommittedEvents.js"
 import * as Config from "./Config.js"
-import type { Commitment } from "./Domain.js"
+import type { Commitment, CommitmentPage } from "./Domain.js"
 import { migrations } from "./migrations/index.js"
 import { Notices } from "./Notices.js"
 import * as NudgingClient from "./NudgingClient.js"
@@ -70,6 +70,16 @@ const answerUpstream = <A, E, R>(effect: Effect.Effect<A, E | Upstream.UpstreamF
 
 const jwtHeader = Effect.map(TokenVerifier.TokenVerifier, (verifier) => verifier.config.jwtHeaderName)
 
+/**
+ * Commitments as the response body, without a pass through the contract's schema: rows come
+ * from the table as the API's records (strings, numbers and nulls the table's types and
+ * constraints guarantee), so the schema's encoding would copy them unchanged; on the hot paths
+ * that copy and its garbage cost more than the database query (docs/performance.md,
+ * "Flexibility service"). The contract, its documentation and typed clients are unchanged.
+ */
+const rowsResponse = (body: Commitment | ReadonlyArray<Commitment> | CommitmentPage, status = 200) =>
+  HttpServerResponse.unsafeJson(body, { status })
+
 export const SuggestionsLive = HttpApiBuilder.group(Api, "suggestions", (handlers) =>
   Effect.gen(function*() {
     const suggestions = yield* Suggestions
@@ -106,22 +116,22 @@ export const CommitmentsLive = HttpApiBuilder.group(Api, "commitments", (handler
     return handlers
       .handle(
         "create",
-        ({ payload }) => Effect.flatMap(caller, (c) => answerUpstream(commitments.create(c, payload))),
+        ({ payload }) => Effect.flatMap(caller, (c) => Effect.map(answerUpstream(commitments.create(c, payload)), (row) => rowsResponse(row, 201))),
         { uninterruptible: true }
       )
-      .handle("list", ({ urlParams }) => Effect.flatMap(caller, (c) => commitments.list(c, urlParams)))
-      .handle("pending", ({ urlParams }) => Effect.flatMap(caller, (c) => commitments.pending(c, urlParams.limit)), {
+      .handle("list", ({ urlParams }) => Effect.flatMap(caller, (c) => Effect.map(commitments.list(c, urlParams), rowsResponse)))
+      .handle("pending", ({ urlParams }) => Effect.flatMap(caller, (c) => Effect.map(commitments.pending(c, urlParams.limit), rowsResponse)), {
         uninterruptible: true
       })
       .handle("export", ({ urlParams }) =>
         Effect.flatMap(caller, (c) =>
           Effect.map(commitments.exportAll(c, urlParams), (rows) =>
             HttpServerResponse.stream(jsonArray(rows), { contentType: "application/json" }))))
-      .handle("get", ({ path }) => Effect.flatMap(caller, (c) => commitments.get(c, path.id)))
+      .handle("get", ({ path }) => Effect.flatMap(caller, (c) => Effect.map(commitments.get(c, path.id), rowsResponse)))
       .handle("cancel", ({ path }) => Effect.flatMap(caller, (c) => Effect.asVoid(commitments.cancel(c, path.id))), {
         uninterruptible: true
       })
-      .handle("settle", ({ path, payload }) => Effect.flatMap(caller, (c) => commitments.settle(c, path.id, payload)), {
+      .handle("settle", ({ path, payload }) => Effect.flatMap(caller, (c) => Effect.map(commitments.settle(c, path.id, payload), rowsResponse)), {
         uninterruptible: true
       })
   }))
