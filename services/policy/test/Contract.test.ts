@@ -77,3 +77,33 @@ layer(serviceLayer(), { excludeTestServices: true, timeout: "60 seconds" })("con
       expect((yield* call("GET", "/health")).status).toBe(200)
     }))
 })
+
+layer(serviceLayer({ env: { RATE_LIMIT_RELOAD: "1/1m", RATE_LIMIT_AUTHORIZE: "3/1m" } }), { excludeTestServices: true, timeout: "60 seconds" })(
+  "rate limits (spec section 8, recommended)",
+  (it) => {
+    it.effect("/authorize and /reload answer 429 with Retry-After past their limits, per client, and document it", () =>
+      Effect.gen(function*() {
+        const admin = yield* Effect.flatMap(tokens, (mint) => mint("admin"))
+        const viewer = yield* Effect.flatMap(tokens, (mint) => mint("viewer"))
+        const question = { resource: { type: "dataset", id: "d", attributes: { access_level: "open" } }, action: { name: "read" } }
+        const statuses: Array<number> = []
+        for (let i = 0; i < 4; i++) statuses.push((yield* post("/authorize", { token: admin, json: question })).status)
+        expect(statuses).toEqual([200, 200, 200, 429])
+        const refused = yield* post("/authorize", { token: admin, json: question })
+        expect(refused.status).toBe(429)
+        expect(Number(refused.headers["retry-after"])).toBeGreaterThanOrEqual(1)
+        expect((refused.body as { detail: string }).detail).toMatch(/^Too many requests/)
+        // Another client is not affected.
+        expect((yield* post("/authorize", { token: viewer, json: question })).status).toBe(200)
+        expect((yield* post("/reload", { token: admin })).status).toBe(200)
+        expect((yield* post("/reload", { token: admin })).status).toBe(429)
+        const spec = (yield* call("GET", "/openapi.json")).body as {
+          paths: Record<string, Record<string, { responses: Record<string, unknown> }>>
+        }
+        expect(spec.paths["/authorize"].post.responses["429"]).toBeDefined()
+        expect(spec.paths["/reload"].post.responses["429"]).toBeDefined()
+        expect(spec.paths["/health"].get.responses["429"]).toBeDefined()
+        expect(spec.paths["/dataset/access"].post.responses["429"]).toBeUndefined()
+      }))
+  }
+)
