@@ -3,6 +3,7 @@
  */
 export * as Contract from "./Contract.js"
 export * as ContractCheck from "./ContractCheck.js"
+export * as ContractFuzz from "./ContractFuzz.js"
 export * as Cors from "./Cors.js"
 export * as Docs from "./Docs.js"
 export * as ErrorBodies from "./ErrorBodies.js"

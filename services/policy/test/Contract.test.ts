@@ -5,7 +5,8 @@
  */
 import * as HttpServer from "@effect/platform/HttpServer"
 import { expect, layer } from "@effect/vitest"
-import { ContractCheck } from "@rec/platform"
+import { Api } from "@rec/policy-service"
+import { ContractCheck, ContractFuzz } from "@rec/platform"
 import * as Effect from "effect/Effect"
 import { call, post, serviceLayer, tokens } from "./helpers.js"
 
@@ -104,6 +105,24 @@ layer(serviceLayer({ env: { RATE_LIMIT_RELOAD: "1/1m", RATE_LIMIT_AUTHORIZE: "3/
         expect(spec.paths["/reload"].post.responses["429"]).toBeDefined()
         expect(spec.paths["/health"].get.responses["429"]).toBeDefined()
         expect(spec.paths["/dataset/access"].post.responses["429"]).toBeUndefined()
+      }))
+  }
+)
+
+layer(serviceLayer({ env: { RATE_LIMIT_AUTHORIZE: "off", RATE_LIMIT_HEALTH: "off" } }), { excludeTestServices: true, timeout: "120 seconds" })(
+  "contract fuzzing",
+  (it) => {
+    it.effect("valid and mutated requests from the contract: no 5xx, every 4xx says what is wrong, still healthy", () =>
+      Effect.gen(function*() {
+        const token = yield* Effect.flatMap(tokens, (mint) => mint("admin"))
+        const url = yield* baseUrl
+        const report = yield* Effect.promise(() => ContractFuzz.run(Api, { baseUrl: url, token, runs: 5, seed: 7 }))
+        expect(report.findings).toEqual([])
+        expect(report.endpoints).toBe(13)
+        expect(report.requests).toBeGreaterThan(250)
+        // Valid samples are answered (most are allowed or denied with 200), mutations refused.
+        expect(report.statuses["2xx"]).toBeGreaterThan(40)
+        expect(report.statuses["4xx"]).toBeGreaterThan(200)
       }))
   }
 )
