@@ -1,12 +1,14 @@
 /**
  * The running service does what its OpenAPI document says (`ContractCheck`: every status
  * documented with its body, secured operations answer 401 without a token, no 5xx for empty,
- * invalid or deeply nested bodies), and serves its docs under `/api`.
+ * invalid or deeply nested bodies), survives generated and mutated requests (`ContractFuzz`), and
+ * serves its docs under `/api`.
  */
 import * as HttpServer from "@effect/platform/HttpServer"
 import { expect, layer } from "@effect/vitest"
-import { ContractCheck } from "@rec/platform"
+import { ContractCheck, ContractFuzz } from "@rec/platform"
 import * as Effect from "effect/Effect"
+import { Api } from "../src/Api.js"
 import { call, serviceLayer, token, userToken } from "./support/Harness.js"
 
 const baseUrl = HttpServer.addressFormattedWith((address) => Effect.succeed(address.replace("0.0.0.0", "127.0.0.1")))
@@ -21,6 +23,17 @@ layer(serviceLayer(), { excludeTestServices: true, timeout: "90 seconds" })("con
         expect(report.requests).toBeGreaterThanOrEqual(20)
       }
     }))
+
+  it.effect("generated and mutated requests never get a 5xx or an answer without a detail (ContractFuzz)", () =>
+    Effect.gen(function*() {
+      const url = yield* baseUrl
+      for (const bearer of [yield* token("svc-flexibility"), yield* userToken("participant")]) {
+        const report = yield* Effect.promise(() => ContractFuzz.run(Api, { baseUrl: url, token: bearer, runs: 5, seed: 15 }))
+        expect(report.findings).toEqual([])
+        expect(report.endpoints).toBe(9)
+        expect(report.statuses["4xx"]).toBeGreaterThan(50)
+      }
+    }), { timeout: 120_000 })
 
   it.effect("serves the docs under /api and the kit's health and readiness", () =>
     Effect.gen(function*() {
