@@ -18,10 +18,11 @@
 // 3. the service: POST /api/commitments (svc-flexibility creating for users), GET /api/commitments
 //    (a user's page of 50 with the total), PATCH /api/commitments/{id}/settle, with autocannon at
 //    the same concurrency; the ratio baseline / service per path (goal: at most 4);
-// 4. settlement: `--settle` committed windows of yesterday, one per synthetic member, then a
+// 4. export: the whole table (over 200,000 rows by then) streamed, its time and the service's memory;
+// 5. settlement: `--settle` committed windows of yesterday, one per synthetic member, then a
 //    completed `rec-flexibility-flow` run published on MQTT; the time until every one is settled
 //    (goal: under 30 s) and until every settled nudge went out, the service's peak memory;
-// 5. prints a table and writes bench/results/flexibility.json.
+// 6. prints a table and writes bench/results/flexibility.json.
 /* global fetch, URLSearchParams */
 import * as crypto from "node:crypto"
 import * as fs from "node:fs"
@@ -41,7 +42,7 @@ const { values } = parseArgs({
     warmup: { type: "string", default: "2" },
     // --profile <dir>: the service writes a CPU profile there (node --cpu-prof) when it stops.
     profile: { type: "string" },
-    // --only list: one of create, list, settle (the settlement run is skipped), for profiling.
+    // --only list: one of create, list, settle, export (the settlement run is skipped), for profiling.
     only: { type: "string" }
   }
 })
@@ -404,12 +405,41 @@ const measureSettlement = async () => {
   }
 }
 
+/** The whole table through GET /api/commitments/export: time, bytes, the service's memory meanwhile. */
+const measureExport = async () => {
+  console.log("export: every commitment, streamed ...")
+  const { rows: [{ n }] } = await pool.query("SELECT count(*)::int AS n FROM flexibility.flexibility_commitments")
+  const status = () => fs.readFileSync(`/proc/${service.pid}/status`, "utf8")
+  const rss = () => Number(/VmRSS:\s+(\d+) kB/.exec(status())?.[1] ?? 0)
+  const before = rss()
+  let peak = before
+  const timer = setInterval(() => (peak = Math.max(peak, rss())), 20)
+  const started = Date.now()
+  const response = await fetch(`${base}/api/commitments/export`, { headers: { authorization: `Bearer ${adminToken}` } })
+  let bytes = 0
+  let rows = 0
+  for await (const chunk of response.body) {
+    bytes += chunk.length
+    for (const byte of chunk) if (byte === 0x7b) rows++ // one "{" per row: the records hold no nested objects
+  }
+  clearInterval(timer)
+  return {
+    rows_in_table: n,
+    rows_exported: rows,
+    megabytes: Math.round(bytes / 1e5) / 10,
+    seconds: Math.round((Date.now() - started) / 100) / 10,
+    service_rss_mb_before: Math.round(before / 1024),
+    service_rss_mb_peak: Math.round(peak / 1024)
+  }
+}
+
 const wanted = (name) => values.only === undefined || values.only === name
 const ratio = (p) => ({ ...p, ratio: Math.round((p.baseline.requests_per_second / Math.max(1, p.service.requests_per_second)) * 100) / 100 })
 const paths = {}
 if (wanted("create")) paths.create = ratio(await measureCreate())
 if (wanted("list")) paths.list = ratio(await measureList())
 if (wanted("settle")) paths.settle = ratio(await measureSettle())
+const exported = wanted("export") ? await measureExport() : null
 const settlement = values.only === undefined ? await measureSettlement() : null
 
 // --- report ----------------------------------------------------------------------------------
@@ -429,6 +459,7 @@ const results = {
   connections,
   duration_s: duration,
   paths,
+  export: exported,
   settlement
 }
 results.goals = {
@@ -452,6 +483,12 @@ for (const [name, p] of Object.entries(paths)) {
   console.log(row(labels[name][1], p.service))
 }
 for (const [name, p] of Object.entries(paths)) console.log(`${name}: baseline / service = ${p.ratio} (goal <= 4)`)
+if (exported !== null) {
+  console.log(
+    `export of ${exported.rows_in_table} commitments: ${exported.rows_exported} rows, ${exported.megabytes} MB in ${exported.seconds} s; ` +
+      `service RSS ${exported.service_rss_mb_before} -> peak ${exported.service_rss_mb_peak} MB`
+  )
+}
 if (settlement !== null) {
   const st = settlement
   console.log(
