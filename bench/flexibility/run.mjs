@@ -23,7 +23,7 @@
 //    completed `rec-flexibility-flow` run published on MQTT; the time until every one is settled
 //    (goal: under 30 s) and until every settled nudge went out, the service's peak memory;
 // 6. prints a table and writes bench/results/flexibility.json.
-/* global fetch, URLSearchParams */
+/* global fetch, URLSearchParams, setInterval, clearInterval */
 import * as crypto from "node:crypto"
 import * as fs from "node:fs"
 import * as http from "node:http"
