@@ -42,8 +42,11 @@ const { values } = parseArgs({
     warmup: { type: "string", default: "2" },
     // --profile <dir>: the service writes a CPU profile there (node --cpu-prof) when it stops.
     profile: { type: "string" },
-    // --only list: one of create, list, settle, export (the settlement run is skipped), for profiling.
-    only: { type: "string" }
+    // --only list: one of create, list, settle, export, settlement, for profiling.
+    only: { type: "string" },
+    // --heap 256: the service's old-generation limit in MB (--max-old-space-size), to show what
+    // it needs rather than what V8 lets it grow to.
+    heap: { type: "string" }
   }
 })
 const duration = Number(values.duration)
@@ -167,7 +170,10 @@ const topicPrefix = `bench-${crypto.randomBytes(4).toString("hex")}/`
 
 const servicePort = await freePort()
 const service = startProcess("services/flexibility/dist/main.js", {
-  nodeArgs: values.profile === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${path.resolve(values.profile)}`],
+  nodeArgs: [
+    ...(values.profile === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${path.resolve(values.profile)}`]),
+    ...(values.heap === undefined ? [] : [`--max-old-space-size=${Number(values.heap)}`])
+  ],
   env: {
     PORT: String(servicePort),
     HOST: "127.0.0.1",
@@ -440,7 +446,7 @@ if (wanted("create")) paths.create = ratio(await measureCreate())
 if (wanted("list")) paths.list = ratio(await measureList())
 if (wanted("settle")) paths.settle = ratio(await measureSettle())
 const exported = wanted("export") ? await measureExport() : null
-const settlement = values.only === undefined ? await measureSettlement() : null
+const settlement = wanted("settlement") ? await measureSettlement() : null
 
 // --- report ----------------------------------------------------------------------------------
 
