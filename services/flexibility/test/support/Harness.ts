@@ -131,11 +131,13 @@ export const simulator = (options: Partial<SimulatorOptions> = {}) =>
 // ---------------------------------------------------------------------------------------------
 // The service
 
-export interface ServiceOptions {
+export interface ServiceOptions<R = never> {
   readonly env?: Record<string, string> | undefined
   readonly database?: Layer.Layer<Database.Database | SqlClient, unknown> | undefined
-  readonly nudges?: Layer.Layer<Nudges, unknown, DevIdp> | undefined
-  readonly communities?: Layer.Layer<Communities, unknown, DevIdp> | undefined
+  /** Default: the recording fake. `R`: what it needs, provided by the caller around the result. */
+  readonly nudges?: Layer.Layer<Nudges, unknown, R> | undefined
+  /** Default: no communities. */
+  readonly communities?: Layer.Layer<Communities, unknown, R> | undefined
   readonly digitalTwin?: Layer.Layer<DigitalTwinClient, unknown> | undefined
   readonly mqtt?: Layer.Layer<Mqtt.Mqtt, unknown> | false | undefined
   readonly pipelineRuns?: PipelineRuns.PipelineRunsSettings | undefined
@@ -156,19 +158,19 @@ export const pglite = Testing.layerPglite({ service: "flexibility", migrations, 
  * settlement, broadcast and reminders directly), the recorded nudges when the fake is used, and
  * an `HttpClient` aimed at the service.
  */
-export const serviceLayer = (options: ServiceOptions = {}) => {
+export const serviceLayer = <R = never>(options: ServiceOptions<R> = {}) => {
+  const parts = Layer.mergeAll(
+    recordingNudges,
+    options.nudges ?? Layer.empty,
+    options.communities ?? fixedCommunities({})
+  )
   const twin = options.digitalTwin === undefined ? simulator(options.simulator) : Layer.merge(options.digitalTwin, Layer.succeed(SimulatorUrl, ""))
   return Layer.unwrapEffect(
     Effect.gen(function*() {
       const idp = yield* DevIdp
       const dt = yield* Effect.serviceOption(DigitalTwinClient)
-      const recorded = yield* Effect.context<Nudges>()
-      const nudges = options.nudges === undefined
-        ? Layer.succeedContext(recorded)
-        : options.nudges.pipe(Layer.provide(Layer.succeed(DevIdp, idp)))
-      const communities = options.communities === undefined
-        ? fixedCommunities({})
-        : options.communities.pipe(Layer.provide(Layer.succeed(DevIdp, idp)))
+      const nudges = Layer.succeed(Nudges, yield* Nudges)
+      const communities = Layer.succeed(Communities, yield* Communities)
       const env = { ...(options.verifierFromEnv ? { PLATFORM_OIDC_BASE_URL: idp.issuer } : {}), ...options.env }
       return Http.makeTest({
         verifier: options.verifierFromEnv ? undefined : verifierFor(idp.issuer),
@@ -182,8 +184,8 @@ export const serviceLayer = (options: ServiceOptions = {}) => {
       }).pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))))
     })
   ).pipe(
-    // The recording fake is always there (`RecordedNudges`); the service uses it unless given real nudges.
-    Layer.provideMerge(Layer.mergeAll(twin, recordingNudges)),
+    // The recording fake is always there (`RecordedNudges`); the service uses it unless given other nudges.
+    Layer.provideMerge(Layer.merge(twin, parts)),
     Layer.provideMerge(DevIdp.layerTest),
     Layer.provide(Logger.minimumLogLevel(LogLevel.fromLiteral(options.logLevel ?? "Warning")))
   )
