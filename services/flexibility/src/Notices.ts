@@ -22,8 +22,10 @@ export class Notices extends Effect.Service<Notices>()("flexibility/Notices", {
     const events = yield* CommittedEvents
     const { broadcastConcurrency, reminderLead } = yield* Config.settings
 
+    /** The reminder before the window; none for a window that has ended (a service recording past commitments). */
     const remindBeforeWindow = (c: Commitment) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        if (Date.parse(c.period_end) <= now) return Effect.void
         const reminder = NudgeEvents.preWindow(c, Duration.toMillis(reminderLead), now)
         return reminder._tag === "Now" ? Effect.asVoid(nudges.send(reminder.event)) : nudges.schedule(reminder.event)
       })

@@ -76,6 +76,17 @@ layer(serviceLayer(), { excludeTestServices: true, timeout: "90 seconds" })("com
         const missing = yield* call("POST", "/api/commitments", { token: yield* admin, json: body("s-service-2") })
         expect(missing.status).toBe(400)
         expect(missing.body).toMatchObject({ issues: [{ path: ["user_id"] }] })
+        // A past commitment a service records: stored, but nobody is reminded of a window that has ended.
+        const past = yield* call("POST", "/api/commitments", {
+          token: yield* admin,
+          json: { ...body("s-service-past", -5 * hourMs), user_id: "someone" }
+        })
+        expect(past.status).toBe(201)
+        yield* Effect.flatMap(Background, (b) => b.idle)
+        const nudges = yield* RecordedNudges
+        expect(nudges.scheduled.map((e) => e.facts["suggestion_id"])).toContain("s-service")
+        const forPast = [...nudges.scheduled, ...nudges.sent].filter((e) => e.facts["suggestion_id"] === "s-service-past")
+        expect(forPast).toEqual([])
       }))
 
     it.effect("a second answer to one suggestion is a 409; after a cancel the suggestion is free again", () =>
