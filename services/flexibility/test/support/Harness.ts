@@ -235,6 +235,21 @@ export const token = (name: string, options: MintOptions = {}) =>
 
 export const userToken = (name: string, options: MintOptions = {}) => token(name, { client: "rec-frontend", ...options })
 
+/**
+ * An access token of a user the identity provider's file does not list (a synthetic member of the
+ * simulator), signed by the dev identity provider as a login of the web frontend would be.
+ */
+export const memberToken = (sub: string) =>
+  Effect.flatMap(DevIdp, (idp) =>
+    idp.sign({
+      sub,
+      preferred_username: sub,
+      typ: "Bearer",
+      azp: "rec-frontend",
+      aud: idp.audience,
+      scope: "profile email dt.read"
+    }))
+
 export const iso = (ms: number) => new Date(ms).toISOString()
 
 export const hourMs = 3_600_000
