@@ -1,0 +1,126 @@
+/**
+ * Checking a bundle: YAML under the parsing limits (`BundleYaml`), values PostgreSQL can store,
+ * the schema (`BundleSchema`, every violation with its path and JSON Schema keyword), then the
+ * rules across the bundle (`BundleCheck`). Every problem of every step is reported at once; a
+ * bundle without problems comes with the rows to import (`Plan`).
+ *
+ * A parsing limit (depth, aliases, expansion, not UTF-8) is not a problem of the bundle but a
+ * refusal of the request (`BundleRefused`, 400): nothing after it runs.
+ */
+import { Owners } from "@rec/owners"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { Bundle } from "./BundleSchema.js"
+import { checkBundle } from "./BundleCheck.js"
+import { decodeText, loadYaml, valueProblems } from "./BundleYaml.js"
+import * as Config from "./Config.js"
+import type * as Domain from "./Domain.js"
+import * as Plan from "./Plan.js"
+import { violations } from "./SchemaIssues.js"
+
+/** A parsing limit was reached; nothing of the bundle was checked. */
+export class BundleRefused extends Schema.TaggedError<BundleRefused>()("BundleRefused", {
+  limit: Schema.String,
+  detail: Schema.String
+}) {}
+
+export interface Checked {
+  /** The bundle's community key, when it has a readable one. */
+  readonly community: string | null
+  readonly problems: ReadonlyArray<Domain.Problem>
+  readonly warnings: ReadonlyArray<Domain.Problem>
+  /** The rows to store: only for a bundle without problems. */
+  readonly plan: Plan.Plan | undefined
+}
+
+/** The most problems listed; a bundle with more says how many were left out. */
+export const maxProblems = 1000
+
+const decode = Schema.decodeUnknownEither(Bundle, { errors: "all", onExcessProperty: "preserve" })
+
+const compareSegments = (a: ReadonlyArray<string | number>, b: ReadonlyArray<string | number>): number => {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const x = a[i]!
+    const y = b[i]!
+    if (x === y) continue
+    if (typeof x === "number" && typeof y === "number") return x - y
+    return String(x) < String(y) ? -1 : 1
+  }
+  return a.length - b.length
+}
+
+/** Problems sorted by where they are (then code), at most `maxProblems`. */
+export const sortProblems = (problems: ReadonlyArray<Domain.Problem>): Array<Domain.Problem> => {
+  const sorted = [...problems].sort((a, b) => compareSegments(a.path, b.path) || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0))
+  if (sorted.length <= maxProblems) return sorted
+  const left = sorted.length - maxProblems + 1
+  return [
+    ...sorted.slice(0, maxProblems - 1),
+    { path: [], code: "schema", message: `${left} more problems are not listed; fix these and validate again` }
+  ]
+}
+
+const communityKeyOf = (value: unknown): string | null => {
+  const community = (value as { community?: { id?: unknown } } | null)?.community
+  return typeof community?.id === "string" ? community.id : null
+}
+
+/** Checks bundles against the schema and the owner registry; stateless. */
+export const make = (options: { readonly limits: Config.Limits; readonly knownOwner: (reference: string) => boolean }) => {
+  const checkText = (text: string): Either.Either<Checked, BundleRefused> => {
+    const loaded = loadYaml(text, options.limits)
+    if (loaded._tag === "Limit") return Either.left(new BundleRefused({ limit: loaded.limit, detail: loaded.detail }))
+    if (loaded._tag === "Syntax") {
+      const problem: Domain.Problem = {
+        path: [],
+        code: "yaml",
+        message: loaded.message,
+        ...(loaded.line === undefined ? {} : { line: loaded.line }),
+        ...(loaded.column === undefined ? {} : { column: loaded.column })
+      }
+      return Either.right({ community: null, problems: [problem], warnings: [], plan: undefined })
+    }
+    const value = loaded.value
+    const problems: Array<Domain.Problem> = valueProblems(value).map((p) => ({ path: p.path, code: "invalid-value", message: p.message }))
+    const decoded = decode(value)
+    if (Either.isLeft(decoded)) {
+      for (const v of violations(decoded.left.issue)) {
+        problems.push({ path: v.path, code: "schema", keyword: v.keyword, message: v.message })
+      }
+    }
+    const checked = checkBundle(value, { knownOwner: options.knownOwner })
+    problems.push(...checked.problems)
+    const plan = problems.length === 0 && Either.isRight(decoded) ? Plan.fromBundle(decoded.right) : undefined
+    return Either.right({
+      community: communityKeyOf(value),
+      problems: sortProblems(problems),
+      warnings: sortProblems(checked.warnings),
+      plan
+    })
+  }
+  const checkBytes = (bytes: Uint8Array): Either.Either<Checked, BundleRefused> => {
+    const text = decodeText(bytes)
+    return typeof text === "string" ? checkText(text) : Either.left(new BundleRefused({ limit: text.limit, detail: text.detail }))
+  }
+  return { checkText, checkBytes }
+}
+
+export class Bundles extends Effect.Service<Bundles>()("@rec/registry-service/Bundles", {
+  effect: Effect.gen(function*() {
+    const owners = yield* Owners
+    const { limits } = yield* Config.settings
+    const checker = make({ limits, knownOwner: (reference) => Option.isSome(owners.lookup(reference)) })
+    return {
+      limits,
+      /** Checks an uploaded bundle (UTF-8 YAML). */
+      check: Effect.fn("Bundles.check")(function*(bytes: Uint8Array) {
+        yield* Effect.annotateCurrentSpan("bundle.bytes", bytes.length)
+        const result = yield* checker.checkBytes(bytes)
+        yield* Effect.annotateCurrentSpan({ "bundle.problems": result.problems.length, "bundle.community": result.community ?? "" })
+        return result
+      })
+    }
+  })
+}) {}
