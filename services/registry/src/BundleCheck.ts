@@ -12,10 +12,13 @@
  * - IRIs: `type`s must expand (declared or well-known prefix, or an IRI), see `Iris`;
  * - owners: `owner` names an owner of the owner registry (id, alias, DID or URL) or is an IRI.
  *
- * Unknown properties are kept (v0.4 is open), with a warning when the name is close to a known one.
+ * - closed objects: `context` and `assets` allow only their properties (`additionalProperties`).
+ *
+ * Unknown properties elsewhere are kept (v0.4 is open), with a warning when the name is close to
+ * a known one.
  */
 import * as Domain from "./Domain.js"
-import { assetProperties, KeyedMaps, Properties } from "./BundleSchema.js"
+import { assetProperties, ClosedObjects, KeyedMaps, Properties } from "./BundleSchema.js"
 import { expand } from "./Iris.js"
 import type { JsonPath } from "./SchemaIssues.js"
 
@@ -40,8 +43,6 @@ const list = (value: unknown): ReadonlyArray<unknown> => (Array.isArray(value) ?
 const entries = (value: unknown): ReadonlyArray<readonly [string, unknown]> => (isObj(value) ? Object.entries(value) : [])
 
 const q = (value: string) => JSON.stringify(value)
-const where = (path: JsonPath) =>
-  path.map((segment, i) => (typeof segment === "number" ? `[${segment}]` : i === 0 ? segment : `.${segment}`)).join("")
 
 /** Owner references that need no registry: they are IRIs of the agent itself. */
 const ownerIriPattern = /^(https?:\/\/[^\s]+|did:[a-z0-9]+:[^\s]+|urn:[^\s]+)$/i
@@ -65,6 +66,22 @@ export const checkBundle = (bundle: unknown, options: CheckOptions): { problems:
       for (const [key] of entries(map)) {
         if (!regex.test(key)) {
           problem([...at, key], "schema", `the key ${q(key)} does not match ${pattern}`, "propertyNames")
+        }
+      }
+    }
+  }
+
+  for (const { path, properties } of ClosedObjects) {
+    for (const [at, value] of mapsAt(root, path)) {
+      for (const [key] of entries(value)) {
+        if (!properties.includes(key)) {
+          const suggestion = closest(key, properties)
+          problem(
+            [...at, key],
+            "schema",
+            `unknown property ${q(key)} (${suggestion === undefined ? `allowed: ${properties.join(", ")}` : `did you mean ${q(suggestion)}?`})`,
+            "additionalProperties"
+          )
         }
       }
     }
@@ -293,7 +310,7 @@ const unknownProperties = (at: JsonPath, value: Obj, known: ReadonlyArray<string
       warnings.push({
         path: [...at, key],
         code: "unknown-property",
-        message: `${where([...at, key]) || key}: unknown property kept as extra data (did you mean ${q(suggestion)}?)`
+        message: `unknown property ${q(key)} kept as extra data (did you mean ${q(suggestion)}?)`
       })
     }
   }

@@ -6,7 +6,8 @@
  *
  * The v0.4 format keeps fields it does not know (`additionalProperties: true`): they are stored
  * and exported again. Two exceptions, where an unknown key is a typo rather than data: the asset
- * type maps under `assets` (`ev-charger`) and the reserved `context`.
+ * type maps under `assets` (`ev-charger`) and `context` (`ClosedObjects`, checked by
+ * `BundleCheck`: a parse option would close every object below them too).
  *
  * Rules no JSON Schema states (references between parts, keys unique across the bundle, CURIE
  * prefixes, owners, names of map keys) are checked by `BundleCheck`.
@@ -166,7 +167,7 @@ export const Metadata = Schema.Struct({
 export const Context = Schema.Struct({
   base_iri: opt(Uri),
   prefixes: opt(mapOf(Uri))
-}).annotations({ parseOptions: { onExcessProperty: "error" } })
+})
 
 export const Area = Schema.Struct({
   name: NonEmpty,
@@ -347,7 +348,7 @@ export const Assets = Schema.Struct({
   ev_charger: opt(mapOf(EvCharger)),
   heat_pump: opt(mapOf(HeatPump)),
   load: opt(mapOf(Load))
-}).annotations({ parseOptions: { onExcessProperty: "error" } })
+})
 
 export const Member = Schema.Struct({
   user_id: NonEmpty,
@@ -383,6 +384,12 @@ export type Bundle = typeof Bundle.Type
 export type Member = typeof Member.Type
 export type Site = typeof Site.Type
 export type AnyAsset = typeof Pv.Type | typeof Storage.Type | typeof Meter.Type | typeof EvCharger.Type | typeof HeatPump.Type | typeof Load.Type
+
+/** Objects that allow no other keys than their properties (`additionalProperties: false`). */
+export const ClosedObjects: ReadonlyArray<{ readonly path: ReadonlyArray<string>; readonly properties: ReadonlyArray<string> }> = [
+  { path: ["context"], properties: Properties.context },
+  { path: ["members", "*", "assets"], properties: Properties.assets }
+]
 
 /** The maps whose keys must match a pattern (`propertyNames`), as paths with `*` for any key. */
 export const KeyedMaps: ReadonlyArray<{ readonly path: ReadonlyArray<string>; readonly pattern: string }> = [

@@ -39,14 +39,14 @@ const walk = (issue: ParseResult.ParseIssue, path: JsonPath, enclosing: AST.Type
         // An optional property is `T | undefined`: only what is wrong against `T` matters. Of the
         // other alternatives, those the value is not even the type of say nothing useful when
         // one alternative has the right type and fails a deeper rule (a pattern, a range).
-        const candidates = issues.filter((inner) => !(inner._tag === "Type" && AST.isUndefinedKeyword(inner.ast)))
+        const candidates = issues.filter((inner) => !isUndefinedBranch(inner))
         const deeper = candidates.filter((inner) => inner._tag !== "Type")
         if (deeper.length > 0) {
           for (const inner of deeper) walk(inner, path, enclosing, out)
         } else if (candidates.length === 1) {
           walk(candidates[0]!, path, enclosing, out)
         } else {
-          const expected = candidates.map((inner) => describe(inner.ast)).join(" or ")
+          const expected = candidates.map((inner) => ("ast" in inner ? describe(inner.ast as AST.AST) : "a value")).join(" or ")
           out.push({ path, keyword: "type", message: `expected ${expected}, got ${show(issue.actual)}` })
         }
         return
@@ -92,6 +92,9 @@ const walk = (issue: ParseResult.ParseIssue, path: JsonPath, enclosing: AST.Type
   }
 }
 
+const isUndefinedBranch = (issue: ParseResult.ParseIssue): boolean =>
+  issue._tag === "Type" && AST.isUndefinedKeyword(issue.ast)
+
 const segment = (key: PropertyKey): string | number =>
   typeof key === "number" ? key : typeof key === "symbol" ? key.toString() : key
 
@@ -115,7 +118,7 @@ const literalsOf = (ast: AST.AST): Array<string> | undefined => {
 const describe = (ast: AST.AST): string => {
   const description = AST.getDescriptionAnnotation(ast)
   if (Option.isSome(description)) return description.value
-  if (AST.isTypeLiteral(ast)) return ast.indexSignatures.length > 0 && ast.propertySignatures.length === 0 ? "a mapping" : "a mapping"
+  if (AST.isTypeLiteral(ast)) return "a mapping"
   if (AST.isTupleType(ast)) return "a list"
   if (AST.isStringKeyword(ast)) return "a string"
   if (AST.isNumberKeyword(ast)) return "a number"
