@@ -18,7 +18,7 @@
  * a known one.
  */
 import * as Domain from "./Domain.js"
-import { assetProperties, ClosedObjects, KeyedMaps, Properties } from "./BundleSchema.js"
+import { assetProperties, ClosedObjects, DELIVERY_POINT_PATTERN, KEY_PATTERN, KeyedMaps, Properties } from "./BundleSchema.js"
 import { expand } from "./Iris.js"
 import type { JsonPath } from "./SchemaIssues.js"
 
@@ -39,6 +39,11 @@ type Obj = Readonly<Record<string, unknown>>
 const isObj = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value)
 const obj = (value: unknown): Obj => (isObj(value) ? value : {})
 const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
+const keyPattern = new RegExp(KEY_PATTERN)
+const pointPattern = new RegExp(DELIVERY_POINT_PATTERN)
+/** A reference worth resolving: a malformed one is a schema problem already. */
+const refKey = (value: unknown): string | undefined => (typeof value === "string" && keyPattern.test(value) ? value : undefined)
+const pointId = (value: unknown): string | undefined => (typeof value === "string" && pointPattern.test(value) ? value : undefined)
 const list = (value: unknown): ReadonlyArray<unknown> => (Array.isArray(value) ? value : [])
 const entries = (value: unknown): ReadonlyArray<readonly [string, unknown]> => (isObj(value) ? Object.entries(value) : [])
 
@@ -92,14 +97,14 @@ export const checkBundle = (bundle: unknown, options: CheckOptions): { problems:
   const areaList = [...areas].sort().join(", ")
   const nodes = new Map<string, { readonly index: number; readonly parent: string | undefined }>()
   list(community["topology"]).forEach((node, index) => {
-    const id = str(obj(node)["id"])
+    const id = refKey(obj(node)["id"])
     if (id === undefined) return
     const first = nodes.get(id)
     if (first !== undefined) {
       problem(["community", "topology", index, "id"], "duplicate-key", `topology node ${q(id)} is already community.topology[${first.index}]`)
       return
     }
-    nodes.set(id, { index, parent: str(obj(node)["parent"]) })
+    nodes.set(id, { index, parent: refKey(obj(node)["parent"]) })
   })
   for (const [id, { index, parent }] of nodes) {
     if (parent === undefined) continue
@@ -120,8 +125,9 @@ export const checkBundle = (bundle: unknown, options: CheckOptions): { problems:
     }
   }
   for (const [area, value] of entries(community["areas"])) {
-    list(obj(value)["topology"]).forEach((node, i) => {
-      if (typeof node === "string" && !nodes.has(node)) {
+    list(obj(value)["topology"]).forEach((value, i) => {
+      const node = refKey(value)
+      if (node !== undefined && !nodes.has(node)) {
         problem(["community", "areas", area, "topology", i], "dangling-reference", `${q(node)} is not a topology node of the community`)
       }
     })
@@ -162,7 +168,7 @@ export const checkBundle = (bundle: unknown, options: CheckOptions): { problems:
       if (first !== undefined) problem([...at, "user_id"], "duplicate-key", `user_id ${q(userId)} is already the user of member ${q(first)}`)
       else userIds.set(userId, key)
     }
-    const area = str(member["area"])
+    const area = refKey(member["area"])
     if (area !== undefined && !areas.has(area)) {
       problem([...at, "area"], "dangling-reference", `area ${q(area)} is not an area of the community (areas: ${areaList || "none"})`)
     }
@@ -170,7 +176,7 @@ export const checkBundle = (bundle: unknown, options: CheckOptions): { problems:
     const points = new Set<string>()
     memberPoints.set(key, points)
     list(member["delivery_points"]).forEach((point, i) => {
-      const id = str(obj(point)["id"])
+      const id = pointId(obj(point)["id"])
       if (id === undefined) return
       const holder = deliveryPoints.get(id)
       if (holder !== undefined) {
@@ -199,19 +205,19 @@ export const checkBundle = (bundle: unknown, options: CheckOptions): { problems:
   // Sites ---------------------------------------------------------------------------------------
   const memberKeys = new Set(members.map(([key]) => key))
   const sites = new Map<string, string | undefined>()
-  for (const [key, value] of entries(root["sites"])) {
+  for (const [siteKey, value] of entries(root["sites"])) {
     const site = obj(value)
-    const at: JsonPath = ["sites", key]
-    const member = str(site["member"])
-    sites.set(key, member)
+    const at: JsonPath = ["sites", siteKey]
+    const member = refKey(site["member"])
+    sites.set(siteKey, member)
     if (member !== undefined && !memberKeys.has(member)) {
       problem([...at, "member"], "dangling-reference", `member ${q(member)} is not a member of the bundle`)
     }
-    const area = str(site["area"])
+    const area = refKey(site["area"])
     if (area !== undefined && !areas.has(area)) {
       problem([...at, "area"], "dangling-reference", `area ${q(area)} is not an area of the community (areas: ${areaList || "none"})`)
     }
-    const point = str(site["delivery_point"])
+    const point = pointId(site["delivery_point"])
     if (point !== undefined) {
       if (member === undefined) {
         problem([...at, "delivery_point"], "dangling-reference", `delivery point ${q(point)} needs the site's member, whose delivery point it is`)
@@ -227,7 +233,7 @@ export const checkBundle = (bundle: unknown, options: CheckOptions): { problems:
       for (const [assetKey, assetValue] of entries(map)) {
         const asset = obj(assetValue)
         const at: JsonPath = ["members", memberKey, "assets", type, assetKey]
-        const site = str(asset["site"])
+        const site = refKey(asset["site"])
         if (site !== undefined) {
           if (!sites.has(site)) {
             problem([...at, "site"], "dangling-reference", `site ${q(site)} is not a site of the bundle`)
@@ -240,16 +246,17 @@ export const checkBundle = (bundle: unknown, options: CheckOptions): { problems:
         }
         checkOwner([...at, "owner"], asset["owner"])
         const relationships = obj(asset["relationships"])
-        list(relationships["measures"]).forEach((target, i) => {
-          if (typeof target !== "string") return
+        list(relationships["measures"]).forEach((value, i) => {
+          const target = refKey(value)
+          if (target === undefined) return
           if (!assetKeys.has(target)) {
             problem([...at, "relationships", "measures", i], "dangling-reference", `${q(target)} is not an asset of the community`)
           } else if (target === assetKey) {
             problem([...at, "relationships", "measures", i], "dangling-reference", "an asset does not measure itself")
           }
         })
-        const paired = relationships["paired_with"]
-        if (typeof paired === "string") {
+        const paired = refKey(relationships["paired_with"])
+        if (paired !== undefined) {
           if (!assetKeys.has(paired)) {
             problem([...at, "relationships", "paired_with"], "dangling-reference", `${q(paired)} is not an asset of the community`)
           } else if (paired === assetKey) {
@@ -266,7 +273,7 @@ export const checkBundle = (bundle: unknown, options: CheckOptions): { problems:
               sensors.set(sensor, assetKey)
             }
           }
-          const pod = str(asset["pod"])
+          const pod = pointId(asset["pod"])
           if (pod !== undefined && !memberPoints.get(memberKey)?.has(pod)) {
             problem([...at, "pod"], "dangling-reference", `${q(pod)} is not a delivery point of member ${q(memberKey)}`)
           }

@@ -89,6 +89,16 @@ const between = (min: number, max: number) =>
   )
 const enumOf = <const L extends ReadonlyArray<string>>(values: L) => Schema.Literal(...values)
 
+/**
+ * One allowed string. Not a `Schema.Literal`: inside an optional property (a union with
+ * `undefined`) Effect would pick union members by such a field and report only its mismatch,
+ * hiding the member's other problems.
+ */
+const constant = <const V extends string>(value: V) =>
+  Schema.String.pipe(
+    Schema.filter((s): s is V => s === value, { jsonSchema: { const: value }, description: JSON.stringify(value) })
+  )
+
 export const Key = pattern(KEY_PATTERN, "a key: letters, digits, '.', '_' or '-', starting with a letter or digit")
 export const DateOnly = formatted("date", "a date (YYYY-MM-DD)")
 export const Uri = formatted("uri", "an absolute URI")
@@ -182,7 +192,7 @@ export const TopologyNode = Schema.Struct({
   name: opt(Text),
   operator: opt(NonEmpty),
   parent: opt(Key),
-  area: opt(Schema.Struct({ type: Schema.Literal("geojson"), geometry: Schema.Record({ key: Schema.String, value: Schema.Unknown }) }))
+  area: opt(Schema.Struct({ type: constant("geojson"), geometry: Schema.Record({ key: Schema.String, value: Schema.Unknown }) }))
 })
 
 export const Legal = Schema.Struct({

@@ -84,9 +84,12 @@ export const make = (options: { readonly limits: Config.Limits; readonly knownOw
     }
     const value = loaded.value
     const problems: Array<Domain.Problem> = valueProblems(value).map((p) => ({ path: p.path, code: "invalid-value", message: p.message }))
+    // A value already refused (`.nan`) is not also reported against its schema rule.
+    const refusedAt = new Set(problems.map((p) => JSON.stringify(p.path)))
     const decoded = decode(value)
     if (Either.isLeft(decoded)) {
       for (const v of violations(decoded.left.issue)) {
+        if (refusedAt.has(JSON.stringify(v.path))) continue
         problems.push({ path: v.path, code: "schema", keyword: v.keyword, message: v.message })
       }
     }
