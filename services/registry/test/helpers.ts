@@ -53,6 +53,8 @@ export interface ServiceOptions {
   readonly env?: Record<string, string> | undefined
   readonly database?: Layer.Layer<Database.Database | SqlClient, unknown> | undefined
   readonly updates?: Layer.Layer<Updates.Updates, unknown> | undefined
+  /** Policy directory (default: the repository's `policies/`). */
+  readonly policies?: string | undefined
   /** Keep the service's log lines (default: dropped, the tests read answers). */
   readonly logs?: boolean | undefined
 }
@@ -63,7 +65,7 @@ export const serviceLayer = (options: ServiceOptions = {}) => {
   return Layer.unwrapEffect(
     Effect.map(DevIdp, (idp) =>
       Http.makeTest({
-        engine: Engines.embeddedWith({ directory: repoPolicies, watch: false }),
+        engine: Engines.embeddedWith({ directory: options.policies ?? repoPolicies, watch: false }),
         verifier: TokenVerifier.layerFor(idp.issuer, { algorithms: ["RS256"], clockTolerance: Duration.seconds(5) }),
         database,
         owners: ownersLayer,
@@ -93,6 +95,14 @@ export interface Call {
   readonly text?: { readonly body: string | Uint8Array; readonly contentType: string } | undefined
 }
 
+/** A `multipart/form-data` body with the bundle as its `file` part. */
+export const multipart = (bundle: string | Uint8Array, field = "file") => {
+  const boundary = `----registry-test-${Math.random().toString(16).slice(2)}`
+  const head = `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="bundle.yaml"\r\nContent-Type: application/yaml\r\n\r\n`
+  const body = Buffer.concat([Buffer.from(head), Buffer.from(bundle), Buffer.from(`\r\n--${boundary}--\r\n`)])
+  return { body: new Uint8Array(body), contentType: `multipart/form-data; boundary=${boundary}` }
+}
+
 /** A raw HTTP call, so tests see exact statuses, headers and bodies. */
 export const call = (method: "GET" | "POST", url: string, options: Call = {}) =>
   Effect.gen(function*() {
@@ -101,9 +111,9 @@ export const call = (method: "GET" | "POST", url: string, options: Call = {}) =>
     if (options.token !== undefined) request = HttpClientRequest.bearerToken(request, options.token)
     if (options.headers !== undefined) request = HttpClientRequest.setHeaders(request, options.headers)
     if (options.bundle !== undefined) {
-      const form = new FormData()
-      form.append("file", new Blob([options.bundle], { type: "application/yaml" }), "bundle.yaml")
-      request = HttpClientRequest.bodyFormData(request, form)
+      // With its length: Node sends a GET body without Content-Length unframed (not chunked).
+      const { body, contentType } = multipart(options.bundle)
+      request = HttpClientRequest.bodyUint8Array(request, body, contentType)
     } else if (options.text !== undefined) {
       const body = options.text.body
       request = typeof body === "string"
