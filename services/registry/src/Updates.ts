@@ -16,6 +16,7 @@ import { ClientCredentials } from "@rec/auth"
 import { Mqtt } from "@rec/mqtt"
 import { OutboundHttp } from "@rec/platform"
 import * as Config from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -78,19 +79,22 @@ const credentials = Effect.gen(function*() {
   if (Option.isNone(clientId)) return undefined
   const provider = yield* ClientCredentials.fromConfig()
   return Effect.map(provider.token, (password) => ({ username: clientId.value, password }))
-}).pipe(Effect.provide(OutboundHttp.layer))
+})
 
 /** From the environment: disabled without `PLATFORM_MQTT_HOST`. */
-export const layer: Layer.Layer<Updates, never> = Layer.unwrapEffect(
+export const layer: Layer.Layer<Updates, ConfigError.ConfigError> = Layer.unwrapEffect(
   Effect.gen(function*() {
     const settings = yield* RegistryConfig.settings
     if (!settings.mqttEnabled) {
       yield* Effect.logInfo("PLATFORM_MQTT_HOST is not set: registry updates are not published")
       return disabled
     }
-    const creds = yield* credentials
-    return fromMqtt(settings.updatesTopic).pipe(
-      Layer.provide(Mqtt.layer(RegistryConfig.Service.name, creds === undefined ? {} : { credentials: creds }))
-    )
+    // The token provider's HTTP client lives as long as the MQTT client that asks it for tokens.
+    return Layer.unwrapEffect(
+      Effect.map(credentials, (creds) =>
+        fromMqtt(settings.updatesTopic).pipe(
+          Layer.provide(Mqtt.layer(RegistryConfig.Service.name, creds === undefined ? {} : { credentials: creds }))
+        ))
+    ).pipe(Layer.provide(OutboundHttp.layer))
   })
-).pipe(Layer.orDie)
+)

@@ -49,10 +49,12 @@ export const ownersLayer = Owners.fromRegistry(
 
 export const pgliteDatabase = () => Testing.layerPglite({ service: "registry", migrations, transformNames: false })
 
-export interface ServiceOptions {
-  readonly env?: Record<string, string> | undefined
+export interface ServiceOptions<R = never> {
+  /** Environment of the service (a map; the process environment is not read), possibly built from other test layers. */
+  readonly env?: Record<string, string> | Effect.Effect<Record<string, string>, never, R | DevIdp> | undefined
   readonly database?: Layer.Layer<Database.Database | SqlClient, unknown> | undefined
-  readonly updates?: Layer.Layer<Updates.Updates, unknown> | undefined
+  /** Default `Updates.disabled`; `"env"` for `Updates.layer` (a broker from `PLATFORM_MQTT_*`). */
+  readonly updates?: Layer.Layer<Updates.Updates, unknown> | "env" | undefined
   /** Policy directory (default: the repository's `policies/`). */
   readonly policies?: string | undefined
   /** Keep the service's log lines (default: dropped, the tests read answers). */
@@ -60,20 +62,23 @@ export interface ServiceOptions {
 }
 
 /** Dev IdP + registry; provides `DevIdp`, the database and an `HttpClient` aimed at the service. */
-export const serviceLayer = (options: ServiceOptions = {}) => {
+export const serviceLayer = <R = never>(options: ServiceOptions<R> = {}) => {
   const database = options.database ?? pgliteDatabase()
+  const env = options.env === undefined ? Effect.succeed({}) : Effect.isEffect(options.env) ? options.env : Effect.succeed(options.env)
   return Layer.unwrapEffect(
-    Effect.map(DevIdp, (idp) =>
-      Http.makeTest({
+    Effect.gen(function*() {
+      const idp = yield* DevIdp
+      const provider = ConfigProvider.fromMap(new Map(Object.entries(yield* env)))
+      return Http.makeTest({
         engine: Engines.embeddedWith({ directory: options.policies ?? repoPolicies, watch: false }),
         verifier: TokenVerifier.layerFor(idp.issuer, { algorithms: ["RS256"], clockTolerance: Duration.seconds(5) }),
         database,
         owners: ownersLayer,
-        updates: options.updates ?? Updates.disabled
-      }))
+        updates: options.updates === "env" ? Updates.layer : options.updates ?? Updates.disabled
+      }).pipe(Layer.provide(Layer.setConfigProvider(provider)))
+    })
   ).pipe(
     Layer.provideMerge(database),
-    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(options.env ?? {}))))),
     Layer.provideMerge(DevIdp.layerTest),
     Layer.provide(options.logs === true ? Layer.empty : Logger.remove(Logger.defaultLogger))
   )

@@ -2,13 +2,16 @@
  * Validate, import and export against one database backend (PGlite or PostgreSQL): the same
  * suite runs on both (`Import.test.ts`, `ImportPostgres.test.ts`).
  */
-import { expect, type it as vitestIt } from "@effect/vitest"
+import type * as HttpClient from "@effect/platform/HttpClient"
+import { expect, type Vitest } from "@effect/vitest"
 import { SqlClient } from "@effect/sql/SqlClient"
 import { Generate } from "@rec/registry-service"
 import * as Effect from "effect/Effect"
+import type { DevIdp } from "@rec/dev-idp"
 import { communityKey, exampleText, get, importExample, post, tokens } from "../helpers.js"
 
-type It = typeof vitestIt
+/** What the suite's tests need: the service's client, the identity provider and the database. */
+type It = Vitest.MethodsNonLive<HttpClient.HttpClient | DevIdp | SqlClient, true>
 
 const admin = Effect.flatMap(tokens, (mint) => mint("admin"))
 
