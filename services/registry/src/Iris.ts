@@ -46,7 +46,7 @@ export type Expansion =
   | { readonly _tag: "UnknownPrefix"; readonly prefix: string }
   | { readonly _tag: "NotAnIri"; readonly reason: string }
 
-const schemeLike = /^([A-Za-z][A-Za-z0-9+.-]*):(.*)$/s
+const schemeLike = /^([A-Za-z][A-Za-z0-9_+.-]*):(.*)$/s
 
 const isAbsolute = (iri: string) => URL.canParse(iri) && !/\s/.test(iri)
 

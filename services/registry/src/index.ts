@@ -5,6 +5,7 @@
  */
 export { Api } from "./Api.js"
 export * as BundleExport from "./BundleExport.js"
+export * as Cli from "./Cli.js"
 export * as Bundles from "./Bundles.js"
 export * as BundleSchema from "./BundleSchema.js"
 export * as Config from "./Config.js"
