@@ -64,30 +64,33 @@ export const checkBundle = (bundle: unknown, options: CheckOptions): { problems:
   const prefixes = Object.fromEntries(entries(context["prefixes"]).flatMap(([k, v]) => typeof v === "string" ? [[k, v]] : []))
   const base = str(context["base_iri"])
 
-  // Map keys -----------------------------------------------------------------------------------
+  // Map keys (those below every member are checked with the members, in one pass) ---------------
+  const unknownProperty = (at: JsonPath, key: string, properties: ReadonlyArray<string>) => {
+    const suggestion = closest(key, properties)
+    problem(
+      [...at, key],
+      "schema",
+      `unknown property ${q(key)} (${suggestion === undefined ? `allowed: ${properties.join(", ")}` : `did you mean ${q(suggestion)}?`})`,
+      "additionalProperties"
+    )
+  }
+  const badKey = (at: JsonPath, key: string, pattern: string) =>
+    problem([...at, key], "schema", `the key ${q(key)} does not match ${pattern}`, "propertyNames")
   for (const { path, pattern } of KeyedMaps) {
+    if (path.includes("*")) continue
     const regex = new RegExp(pattern)
     for (const [at, map] of mapsAt(root, path)) {
       for (const [key] of entries(map)) {
-        if (!regex.test(key)) {
-          problem([...at, key], "schema", `the key ${q(key)} does not match ${pattern}`, "propertyNames")
-        }
+        if (!regex.test(key)) badKey(at, key, pattern)
       }
     }
   }
 
   for (const { path, properties } of ClosedObjects) {
+    if (path.includes("*")) continue
     for (const [at, value] of mapsAt(root, path)) {
       for (const [key] of entries(value)) {
-        if (!properties.includes(key)) {
-          const suggestion = closest(key, properties)
-          problem(
-            [...at, key],
-            "schema",
-            `unknown property ${q(key)} (${suggestion === undefined ? `allowed: ${properties.join(", ")}` : `did you mean ${q(suggestion)}?`})`,
-            "additionalProperties"
-          )
-        }
+        if (!properties.includes(key)) unknownProperty(at, key, properties)
       }
     }
   }
@@ -187,7 +190,10 @@ export const checkBundle = (bundle: unknown, options: CheckOptions): { problems:
       points.add(id)
     })
     for (const [type, map] of entries(member["assets"])) {
+      const known = (Domain.AssetTypes as ReadonlyArray<string>).includes(type)
+      if (!known) unknownProperty([...at, "assets"], type, Properties.assets)
       for (const [assetKey] of entries(map)) {
+        if (known && !keyPattern.test(assetKey)) badKey([...at, "assets", type], assetKey, KEY_PATTERN)
         const first = assetKeys.get(assetKey)
         if (first !== undefined) {
           problem(

@@ -5,18 +5,19 @@
  * export stores exactly what was exported, so import -> export -> import -> export gives the same
  * bytes. Nothing that changes by itself (an export date) is written.
  */
-import { CORE_SCHEMA, dump } from "js-yaml"
 import { Properties, assetProperties } from "./BundleSchema.js"
 import { AssetTypes } from "./Domain.js"
 import type { AssetRecord, CommunityRecord, MemberRecord, SiteRecord } from "./RegistryRepo.js"
+import { emit } from "./YamlEmit.js"
 
 type JsonObject = Record<string, unknown>
 
 const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value)
 
-/** Assigns without ever touching a prototype (bundles cannot hold `__proto__`, still). */
-const put = (target: JsonObject, key: string, value: unknown) =>
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+/** Assigns a key of stored data (the key `__proto__` is refused on import, so never here). */
+const put = (target: JsonObject, key: string, value: unknown) => {
+  target[key] = value
+}
 
 const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
@@ -34,12 +35,17 @@ type Shape = { readonly [key: string]: (value: unknown) => unknown }
 /** Known keys first, in order (each through its shape when it has one), then the rest sorted. */
 export const ordered = (value: JsonObject, known: ReadonlyArray<string>, shapes: Shape = {}): JsonObject => {
   const out: JsonObject = {}
+  let others: Array<string> | undefined
+  for (const key in value) {
+    if (!known.includes(key)) (others ??= []).push(key)
+  }
   for (const key of known) {
     const inner = value[key]
     if (inner === undefined || inner === null && !(key === "paired_with")) continue
-    put(out, key, shapes[key] !== undefined ? shapes[key](inner) : sortedDeep(inner))
+    const shape = shapes[key]
+    put(out, key, shape !== undefined ? shape(inner) : typeof inner === "object" ? sortedDeep(inner) : inner)
   }
-  for (const key of Object.keys(value).filter((k) => !known.includes(k)).sort(byKey)) put(out, key, sortedDeep(value[key]))
+  if (others !== undefined) for (const key of others.sort(byKey)) put(out, key, sortedDeep(value[key]))
   return out
 }
 
@@ -198,5 +204,4 @@ export const toBundle = (stored: StoredCommunity): JsonObject => {
 export const header = "# REC community bundle, format v0.4 (schemas/community-bundle.v0.4.schema.json)\n"
 
 /** The bundle as YAML (block style, double quotes where a string needs quoting, no anchors). */
-export const toYaml = (bundle: JsonObject): string =>
-  header + dump(bundle, { schema: CORE_SCHEMA, noRefs: true, lineWidth: -1, quoteStyle: "double", sortKeys: false })
+export const toYaml = (bundle: JsonObject): string => header + emit(bundle)

@@ -390,6 +390,17 @@ export const Bundle = Schema.Struct({
   sites: opt(mapOf(Site))
 })
 
+/**
+ * The bundle with its members and sites left unchecked: `Bundles` checks those one at a time
+ * (`Member`, `Site`), so a large bundle is never copied whole by the decoder (same rules, same
+ * violations, a fraction of the memory).
+ */
+export const BundleShell = Schema.Struct({
+  ...Bundle.fields,
+  members: mapOf(Schema.Unknown),
+  sites: opt(mapOf(Schema.Unknown))
+})
+
 export type Bundle = typeof Bundle.Type
 export type Member = typeof Member.Type
 export type Site = typeof Site.Type

@@ -6,10 +6,10 @@
  *   collection nested deeper than `maxDepth`, or more than `maxAliases` aliases, while parsing,
  *   before it composes any value (no recursion over the document runs first).
  * - Expansion: aliases are composed as shared references, so the parsed value is small even for
- *   a "billion laughs"; `expansion` then measures, without recursion and visiting each shared
- *   value once, how many values and how deep the document would be once every alias is expanded
- *   (which is what validation and storage would walk), and refuses more than `maxNodes` values,
- *   a depth over `maxDepth` reached through aliases, or an alias inside its own anchor (a cycle).
+ *   a "billion laughs"; `measure` then finds, without recursion and visiting each shared value
+ *   once, how many values and how deep the document would be once every alias is expanded (which
+ *   is what validation and storage would walk), and refuses more than `maxNodes` values, a depth
+ *   over `maxDepth` reached through aliases, or an alias inside its own anchor (a cycle).
  *
  * The core schema of YAML 1.2 is used: `2025-03-01` stays a string, `yes` is a string, there are
  * no merge keys and no `!!binary`; a mapping key given twice is a syntax error.
@@ -35,7 +35,7 @@ export interface LimitExceeded {
 }
 
 export type LoadResult =
-  | { readonly _tag: "Loaded"; readonly value: unknown }
+  | { readonly _tag: "Loaded"; readonly value: unknown; readonly problems: ReadonlyArray<ValueProblem> }
   | SyntaxProblem
   | LimitExceeded
 
@@ -82,81 +82,141 @@ export const loadYaml = (text: string, limits: Limits): LoadResult => {
       column: error.mark === undefined ? undefined : error.mark.column + 1
     }
   }
-  const measured = expansion(value, limits)
-  return measured === undefined ? { _tag: "Loaded", value } : measured
+  // Without a `*` in the text there is no alias, so no value is shared and none needs remembering.
+  const measured = measure(value, limits, { shared: text.includes("*") })
+  return measured._tag === "Limit" ? measured.limit : { _tag: "Loaded", value, problems: measured.problems }
 }
 
 interface Frame {
   readonly node: object
-  readonly children: ReadonlyArray<unknown>
+  /** Keys of an object, `undefined` for an array (its indexes). */
+  readonly keys: ReadonlyArray<string> | undefined
+  readonly length: number
   next: number
   size: number
   height: number
 }
 
+/** What `measure` found: a limit reached (nothing else counts then), or the values no bundle may hold. */
+export type Measured =
+  | { readonly _tag: "Limit"; readonly limit: LimitExceeded }
+  | { readonly _tag: "Measured"; readonly problems: ReadonlyArray<ValueProblem> }
+
 /**
- * Size and depth of the value with every alias expanded, computed bottom-up over the shared
- * values (each visited once, an explicit stack instead of recursion). `undefined` when within
- * the limits.
+ * One walk over the parsed value, each shared value (an alias target) visited once, with an
+ * explicit stack instead of recursion:
+ *
+ * - the size and depth of the value with every alias expanded, computed bottom-up (a "billion
+ *   laughs" is small as parsed, huge as expanded), refused above `maxNodes` values or `maxDepth`
+ *   levels, and an alias inside its own anchor (a cycle);
+ * - values no part of a bundle may hold (PostgreSQL's `jsonb` and `text` refuse them): numbers
+ *   that are not finite (`.inf`, `.nan`), text or keys with NUL characters or unpaired
+ *   surrogates, and the key `__proto__`; at most `maxProblems`, each with the path it was first
+ *   reached by.
  */
-export const expansion = (root: unknown, limits: Pick<Limits, "maxNodes" | "maxDepth">): LimitExceeded | undefined => {
+export const measure = (
+  root: unknown,
+  limits: Pick<Limits, "maxNodes" | "maxDepth">,
+  options: { readonly shared?: boolean; readonly maxProblems?: number } = {}
+): Measured => {
+  const shared = options.shared ?? true
+  const maxProblems = options.maxProblems ?? 200
   const measured = new Map<object, { readonly size: number; readonly height: number }>()
   const open = new Set<object>()
   const stack: Array<Frame> = []
-  const children = (node: object): ReadonlyArray<unknown> => Array.isArray(node) ? node : Object.values(node)
-  const tooMany = (): LimitExceeded => ({
-    _tag: "Limit",
-    limit: "nodes",
-    detail: `The bundle expands to more than ${limits.maxNodes} values through its YAML aliases, the most this service accepts`
-  })
-  const tooDeep = (): LimitExceeded => ({
-    _tag: "Limit",
-    limit: "depth",
-    detail: `Through its YAML aliases the bundle nests deeper than ${limits.maxDepth} levels, the most this service accepts`
-  })
-  const push = (node: object): LimitExceeded | undefined => {
-    if (open.has(node)) {
-      return { _tag: "Limit", limit: "cycle", detail: "The bundle contains a YAML alias inside its own anchor (a cycle)" }
-    }
-    open.add(node)
-    stack.push({ node, children: children(node), next: 0, size: 1, height: 1 })
-    return undefined
+  const problems: Array<ValueProblem> = []
+  const limit = (limit: LimitExceeded): Measured => ({ _tag: "Limit", limit })
+  const tooMany = () =>
+    limit({
+      _tag: "Limit",
+      limit: "nodes",
+      detail: `The bundle expands to more than ${limits.maxNodes} values through its YAML aliases, the most this service accepts`
+    })
+  const tooDeep = () =>
+    limit({
+      _tag: "Limit",
+      limit: "depth",
+      detail: `Through its YAML aliases the bundle nests deeper than ${limits.maxDepth} levels, the most this service accepts`
+    })
+  /** The path to the child being visited (and `last` below it). */
+  const path = (last?: string): JsonPath => {
+    const out: Array<string | number> = stack.map(keyAt)
+    if (last !== undefined) out.push(last)
+    return out
   }
-  if (typeof root !== "object" || root === null) return undefined
-  const first = push(root)
-  if (first !== undefined) return first
+  const keyAt = (frame: Frame): string | number => (frame.keys === undefined ? frame.next - 1 : frame.keys[frame.next - 1]!)
+  const report = (at: () => JsonPath, message: string) => {
+    if (problems.length < maxProblems) problems.push({ path: at(), message })
+  }
+  const scalar = (value: unknown) => {
+    if (typeof value === "number") {
+      if (!Number.isFinite(value)) report(() => path(), `${value} is not a finite number`)
+    } else if (typeof value === "string") {
+      const bad = badString(value)
+      if (bad !== undefined) report(() => path(), `the text ${bad}`)
+    }
+  }
+  const push = (node: object): boolean => {
+    if (shared) {
+      if (open.has(node)) return false
+      open.add(node)
+    }
+    const keys = Array.isArray(node) ? undefined : Object.keys(node)
+    if (keys !== undefined) {
+      for (const key of keys) {
+        if (key === "__proto__") report(() => path(key), "the key __proto__ is not allowed")
+        else {
+          const bad = badString(key)
+          if (bad !== undefined) report(() => path(key), `the key ${bad}`)
+        }
+      }
+    }
+    stack.push({ node, keys, length: keys === undefined ? (node as ReadonlyArray<unknown>).length : keys.length, next: 0, size: 1, height: 1 })
+    return true
+  }
+  const cycle = () => limit({ _tag: "Limit", limit: "cycle", detail: "The bundle contains a YAML alias inside its own anchor (a cycle)" })
+  if (typeof root !== "object" || root === null) {
+    scalar(root)
+    return { _tag: "Measured", problems }
+  }
+  push(root)
   while (stack.length > 0) {
     const frame = stack[stack.length - 1]!
-    if (frame.next < frame.children.length) {
-      const child = frame.children[frame.next++]
+    if (frame.next < frame.length) {
+      const index = frame.next++
+      const child = frame.keys === undefined
+        ? (frame.node as ReadonlyArray<unknown>)[index]
+        : frame.keys[index] === "__proto__" ? undefined : (frame.node as Record<string, unknown>)[frame.keys[index]!]
       if (typeof child !== "object" || child === null) {
+        scalar(child)
         frame.size += 1
-        frame.height = Math.max(frame.height, 2)
+        if (frame.height < 2) frame.height = 2
       } else {
-        const known = measured.get(child)
+        const known = shared ? measured.get(child) : undefined
         if (known !== undefined) {
           frame.size += known.size
-          frame.height = Math.max(frame.height, known.height + 1)
-        } else {
-          const failed = push(child)
-          if (failed !== undefined) return failed
+          if (frame.height < known.height + 1) frame.height = known.height + 1
+        } else if (!push(child)) {
+          return cycle()
         }
       }
       if (frame.size > limits.maxNodes) return tooMany()
       continue
     }
     stack.pop()
-    open.delete(frame.node)
     if (frame.height > limits.maxDepth + 1) return tooDeep()
-    measured.set(frame.node, { size: frame.size, height: frame.height })
+    if (shared) {
+      open.delete(frame.node)
+      measured.set(frame.node, { size: frame.size, height: frame.height })
+    }
     const parent = stack[stack.length - 1]
     if (parent !== undefined) {
       parent.size += frame.size
-      parent.height = Math.max(parent.height, frame.height + 1)
+      if (parent.height < frame.height + 1) parent.height = frame.height + 1
       if (parent.size > limits.maxNodes) return tooMany()
     }
   }
-  return undefined
+  return { _tag: "Measured", problems }
 }
 
 /** A value a bundle may not hold anywhere (PostgreSQL's `jsonb` and `text` refuse them). */
@@ -167,49 +227,11 @@ export interface ValueProblem {
 
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
+const suspicious = /[\u0000\uD800-\uDFFF]/
+
 const badString = (value: string): string | undefined => {
+  if (!suspicious.test(value)) return undefined
   if (value.includes("\u0000")) return "contains a NUL character (\\0), which cannot be stored"
   if (loneSurrogate.test(value)) return "contains an unpaired UTF-16 surrogate (\\uD800-\\uDFFF), which is not text"
   return undefined
-}
-
-/**
- * Values no part of a bundle may hold: numbers that are not finite (`.inf`, `.nan`), strings or
- * keys with NUL characters or unpaired surrogates, and the key `__proto__`. Each shared value is
- * visited once (the expansion was measured before), at most `max` problems are listed.
- */
-export const valueProblems = (root: unknown, max = 200): Array<ValueProblem> => {
-  const problems: Array<ValueProblem> = []
-  const seen = new Set<object>()
-  const stack: Array<{ readonly value: unknown; readonly path: JsonPath }> = [{ value: root, path: [] }]
-  while (stack.length > 0 && problems.length < max) {
-    const { path, value } = stack.pop()!
-    if (typeof value === "number") {
-      if (!Number.isFinite(value)) problems.push({ path, message: `${value} is not a finite number` })
-    } else if (typeof value === "string") {
-      const bad = badString(value)
-      if (bad !== undefined) problems.push({ path, message: `the text ${bad}` })
-    } else if (typeof value === "object" && value !== null && !seen.has(value)) {
-      seen.add(value)
-      if (Array.isArray(value)) {
-        for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: [...path, i] })
-      } else {
-        const keys = Object.keys(value)
-        for (let i = keys.length - 1; i >= 0; i--) {
-          const key = keys[i]!
-          if (key === "__proto__") {
-            problems.push({ path: [...path, key], message: "the key __proto__ is not allowed" })
-            continue
-          }
-          const bad = badString(key)
-          if (bad !== undefined) {
-            problems.push({ path: [...path, key], message: `the key ${bad}` })
-            continue
-          }
-          stack.push({ value: (value as Record<string, unknown>)[key], path: [...path, key] })
-        }
-      }
-    }
-  }
-  return problems
 }

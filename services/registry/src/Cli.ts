@@ -117,7 +117,7 @@ const request = (method: "GET" | "POST", url: string, token: string | undefined,
       headers["content-type"] = body.type
       headers["content-length"] = body.bytes.length
     }
-    const req = (target.protocol === "https:" ? https : http).request(target, { method, headers, timeout: 120_000 }, (res) => {
+    const req = (target.protocol === "https:" ? https : http).request(target, { method, headers, timeout: 120_000, agent: false }, (res) => {
       const chunks: Array<Buffer> = []
       res.on("data", (chunk: Buffer) => chunks.push(chunk))
       res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }))

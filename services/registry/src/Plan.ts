@@ -123,7 +123,8 @@ const assetShared = ["name", "site", "owner", "device", "relationships"] as cons
 export const extras = (value: object, known: ReadonlyArray<string>): JsonObject => {
   const out: JsonObject = {}
   for (const [key, inner] of Object.entries(value)) {
-    if (!known.includes(key)) Object.defineProperty(out, key, { value: inner, enumerable: true, writable: true, configurable: true })
+    // `__proto__` never gets here (refused by the value check), so plain assignment is safe.
+    if (!known.includes(key)) out[key] = inner
   }
   return out
 }

@@ -189,7 +189,10 @@ export class RegistryRepo extends Effect.Service<RegistryRepo>()("@rec/registry-
           )[0]
           if (community === undefined) return undefined
           const [memberRows, assetRows, siteRows] = yield* Effect.all([
-            sql<Record<string, unknown>>`SELECT ${memberColumns} FROM member mb WHERE mb.community_key = ${key} ORDER BY mb.id`,
+            // The export does not need each member's asset count.
+            sql<Record<string, unknown>>`SELECT mb.id, mb.community_key, mb.key, mb.participant_id, mb.user_id, mb.name, mb.type,
+              mb.type_iri, mb.role, mb.status, mb.area, mb.delivery_points, mb.extra, 0 AS asset_count
+              FROM member mb WHERE mb.community_key = ${key} ORDER BY mb.id`,
             sql<AssetRecord>`SELECT ${assetColumns} FROM ${assetFrom} WHERE a.community_key = ${key} ORDER BY a.id`,
             sql<SiteRecord>`SELECT ${siteColumns} FROM ${siteFrom} WHERE s.community_key = ${key} ORDER BY s.id`
           ])
