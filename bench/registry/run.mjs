@@ -7,15 +7,17 @@
 //
 // 1. starts the dev identity provider (own process) and gets an admin's access token;
 // 2. per backend, starts the registry (`services/registry/dist/main.js`, own process, production
-//    defaults; PGlite in memory, or a fresh PostgreSQL database on TEST_DATABASE_URL) and, per
-//    run, times over HTTP: POST /admin/import of a new community, POST /admin/import replacing
-//    it, GET /admin/export; with the registry process's peak memory (its VmHWM, reset before
-//    each phase through /proc/<pid>/clear_refs, so a peak inside synchronous work counts);
+//    defaults; PGlite in a temporary data directory, or a fresh PostgreSQL database on
+//    TEST_DATABASE_URL) and, per run, times over HTTP: POST /admin/import of a new community,
+//    POST /admin/import replacing it, GET /admin/export; with the registry process's peak memory
+//    (its VmHWM, reset before each phase through /proc/<pid>/clear_refs, so a peak inside
+//    synchronous work counts);
 // 3. times the baselines in this process, on a database of the same backend with the registry's
 //    tables: the rows the import writes (planned from the same bundle), one INSERT per table in
 //    one transaction, as `INSERT ... SELECT ... FROM jsonb_to_recordset($1)` (what the import
 //    itself sends) and as `INSERT ... VALUES (...), (...)` with literals;
 // 4. prints medians and writes bench/results/registry.json.
+/* global fetch, URLSearchParams, performance */
 import * as fs from "node:fs"
 import * as http from "node:http"
 import { createRequire } from "node:module"
@@ -43,7 +45,7 @@ const dist = (dir) => import(pathToFileURL(path.join(root, dir, "dist/index.js")
 const { Effect, Either, Layer, Logger, ManagedRuntime } = await esm("effect", "dist/esm/index.js")
 const { SqlClient } = await esm("@effect/sql", "dist/esm/SqlClient.js")
 const { Bundles, Config, Generate, ImportsRepo, migrations } = await dist("services/registry")
-const { Testing } = await dist("packages/db")
+const { Database, DatabaseConfig, DatabaseUrl, Testing } = await dist("packages/db")
 
 // ---------------------------------------------------------------------------------------------
 // Processes
@@ -180,6 +182,8 @@ const results = {
 
 const measureBackend = async (backend) => {
   let database
+  // PGlite as deployed by default: a data directory (in memory, the whole database would count as the registry's memory).
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "registry-bench-"))
   if (backend === "postgres") {
     const reason = await Testing.postgresSkipReason()
     if (reason !== undefined) return { skipped: reason }
@@ -191,7 +195,7 @@ const measureBackend = async (backend) => {
     env: {
       PORT: String(port),
       HOST: "127.0.0.1",
-      DATABASE_URL: database?.url ?? "pglite://memory",
+      DATABASE_URL: database?.url ?? `pglite://${path.join(dataDir, "registry")}`,
       PLATFORM_OIDC_BASE_URL: issuer,
       PLATFORM_POLICIES_POLICIES_DIR: path.join(root, "policies"),
       POLICY_WATCH: "false",
@@ -203,9 +207,12 @@ const measureBackend = async (backend) => {
     const pid = registry.pid
 
     // The baselines' database: the same backend, the registry's tables (migrations).
+    const options = { service: "registry", migrations, transformNames: false }
     const baselineDb = backend === "postgres"
-      ? Testing.layerPostgres({ service: "registry", migrations, transformNames: false })
-      : Testing.layerPglite({ service: "registry", migrations, transformNames: false })
+      ? Testing.layerPostgres(options)
+      : Database.layerWith(options, DatabaseConfig.make("registry", {
+        target: Either.getOrThrow(DatabaseUrl.parse(`pglite://${path.join(dataDir, "baseline")}`, dataDir))
+      }))
     const runtime = ManagedRuntime.make(baselineDb.pipe(Layer.provide(Logger.remove(Logger.defaultLogger))))
     const insert = (statements) =>
       runtime.runPromise(Effect.flatMap(SqlClient, (sql) =>
@@ -279,6 +286,7 @@ const measureBackend = async (backend) => {
     registry.kill("SIGTERM")
     await new Promise((r) => registry.once("exit", r))
     await database?.drop()
+    fs.rmSync(dataDir, { recursive: true, force: true })
   }
 }
 

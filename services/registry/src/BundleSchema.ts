@@ -152,12 +152,12 @@ export const Properties = {
   site: ["name", "member", "area", "address", "location", "delivery_point"]
 } as const
 
+const assetPropertyLists: Readonly<Record<string, ReadonlyArray<string>>> = Object.fromEntries(
+  AssetTypes.map((type) => [type, [...Properties.assetCommon, ...Properties[type], ...Properties.assetTail]])
+)
+
 /** Every property of an asset of the type, in export order. */
-export const assetProperties = (type: (typeof AssetTypes)[number]): ReadonlyArray<string> => [
-  ...Properties.assetCommon,
-  ...Properties[type],
-  ...Properties.assetTail
-]
+export const assetProperties = (type: (typeof AssetTypes)[number]): ReadonlyArray<string> => assetPropertyLists[type]!
 
 // ---------------------------------------------------------------------------------------------
 // Parts

@@ -227,6 +227,7 @@ export interface ValueProblem {
 
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
+// eslint-disable-next-line no-control-regex -- NUL is exactly what is looked for
 const suspicious = /[\u0000\uD800-\uDFFF]/
 
 const badString = (value: string): string | undefined => {

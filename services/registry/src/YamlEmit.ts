@@ -20,6 +20,7 @@ const words = new Set([
 const numberLike = /^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)(?:[eE][-+]?[0-9]+)?$|^[-+]?0[xob][0-9a-fA-F_]+$|^[-+]?\.(?:inf|Inf|INF)$|^\.(?:nan|NaN|NAN)$|^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$/
 
 /** Characters a plain scalar may hold here: printable, no indicator that could end or start something. */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what must not be plain
 const plainSafe = /^[^\s\-?:,[\]{}#&*!|>'"%@`\\\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff][^\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff\\"]*$/
 
 const needsQuotes = (s: string): boolean =>
@@ -49,6 +50,7 @@ const escapes: Record<string, string> = {
 /** A double-quoted YAML scalar: escapes for quotes, backslashes and everything not printable. */
 const quoted = (s: string): string =>
   `"${
+    // eslint-disable-next-line no-control-regex -- control characters are what gets escaped
     s.replace(/["\\\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/g, (c) =>
       escapes[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
   }"`
