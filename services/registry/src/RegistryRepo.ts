@@ -57,7 +57,6 @@ export interface AssetRecord {
   readonly community_key: string
   readonly key: string
   readonly member_id: string
-  readonly member_key: string
   readonly asset_type: Domain.AssetType
   readonly name: string
   readonly site_id: string | null
@@ -124,9 +123,9 @@ export class RegistryRepo extends Effect.Service<RegistryRepo>()("@rec/registry-
     const memberColumns = sql`mb.id, mb.community_key, mb.key, mb.participant_id, mb.user_id, mb.name, mb.type, mb.type_iri,
       mb.role, mb.status, mb.area, mb.delivery_points, mb.extra,
       (SELECT count(*) FROM asset x WHERE x.member_id = mb.id) AS asset_count`
-    const assetColumns = sql`a.id, a.community_key, a.key, a.member_id, ms.key AS member_key, a.asset_type, a.name,
+    const assetColumns = sql`a.id, a.community_key, a.key, a.member_id, a.asset_type, a.name,
       a.site_id, a.owner, a.properties, a.device, a.relationships, mt.sensor_id, mt.meter_type, mt.pod, mt.protocol`
-    const assetFrom = sql`asset a JOIN membership ms ON ms.id = a.member_id LEFT JOIN meter mt ON mt.asset_id = a.id`
+    const assetFrom = sql`asset a LEFT JOIN meter mt ON mt.asset_id = a.id`
     const siteColumns = sql`s.id, s.community_key, s.key, s.member_id, ms.key AS member_key, s.name, s.area, s.address,
       s.location, s.delivery_point, s.extra`
     const siteFrom = sql`site s LEFT JOIN membership ms ON ms.id = s.member_id`
