@@ -27,6 +27,7 @@ import { migrations } from "./migrations/index.js"
 import { Records } from "./Records.js"
 import { Registry, type Listed } from "./Registry.js"
 import { RegistryRepo } from "./RegistryRepo.js"
+import * as Seed from "./Seed.js"
 import { readBundle, overhead } from "./Upload.js"
 import * as Updates from "./Updates.js"
 
@@ -225,7 +226,9 @@ export const services = (options: MakeOptions = {}) => {
   const repos = Layer.mergeAll(RegistryRepo.Default, ImportsRepo.Default)
   const registry = Registry.Default.pipe(Layer.provideMerge(Records.Default), Layer.provideMerge(repos))
   const imports = Imports.Default.pipe(Layer.provideMerge(Bundles.Default), Layer.provideMerge(registry), Layer.provideMerge(updates))
-  return Layer.mergeAll(imports, Access.Default, Authentication.layer).pipe(
+  // The seed (REGISTRY_SEED_BUNDLE) is imported before the server accepts requests.
+  const seeded = Layer.merge(imports, Seed.layer.pipe(Layer.provide(imports)))
+  return Layer.mergeAll(seeded, Access.Default, Authentication.layer).pipe(
     Layer.provideMerge(Layer.mergeAll(database, owners, engine, verifier))
   )
 }
