@@ -19,7 +19,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type * as Config from "./Config.js"
 import * as Prompt from "./Prompt.js"
-import { labelOf, type Passage } from "./Retrieval.js"
+import { labelOf } from "./Retrieval.js"
 import { sentences, terms, words } from "./Text.js"
 
 export class AnswerFailed extends Schema.TaggedError<AnswerFailed>()("AnswerFailed", {
