@@ -140,7 +140,8 @@ export class Chat extends Effect.Service<Chat>()("@rec/assistant-service/Chat", 
       const answer = Stream.unwrap(Effect.gen(function*() {
         const passages = yield* retrieval.search(turn.ownerId, turn.query, {
           topK: turn.request.top_k,
-          attachmentIds: turn.attached.map((a) => a.id)
+          attachmentIds: turn.attached.map((a) => a.id),
+          summarise: turn.request.message.trim() === ""
         })
         sources = passages.map(toSource)
         const tokens = answerer.answer({

@@ -39,8 +39,11 @@ interface Unit {
   readonly paragraphStart: boolean
 }
 
-/** A paragraph as units that each fit in a chunk. */
-const unitsOf = (paragraph: string, maxTokens: number): Array<Unit> => {
+/**
+ * A paragraph as units that each fit in a chunk: the whole paragraph when it fits, else runs of
+ * sentences of at most `budget` tokens (room left for the overlap carried before them).
+ */
+const unitsOf = (paragraph: string, maxTokens: number, budget: number): Array<Unit> => {
   const tokens = countTokens(paragraph)
   if (tokens <= maxTokens) return [{ text: paragraph, tokens, paragraphStart: true }]
   const units: Array<Unit> = []
@@ -54,16 +57,16 @@ const unitsOf = (paragraph: string, maxTokens: number): Array<Unit> => {
   }
   for (const sentence of sentences(paragraph)) {
     const encoded = encode(sentence)
-    if (encoded.length > maxTokens) {
+    if (encoded.length > budget) {
       flushPending()
-      for (let i = 0; i < encoded.length; i += maxTokens) {
-        const slice = encoded.slice(i, i + maxTokens)
+      for (let i = 0; i < encoded.length; i += budget) {
+        const slice = encoded.slice(i, i + budget)
         units.push({ text: decode(slice).trim(), tokens: slice.length, paragraphStart: units.length === 0 })
       }
       continue
     }
     // Sentences of one unit are joined by a space: one more token at most.
-    if (pendingTokens + encoded.length + 1 > maxTokens) flushPending()
+    if (pendingTokens + encoded.length + 1 > budget) flushPending()
     pending.push(sentence)
     pendingTokens += encoded.length + (pending.length > 1 ? 1 : 0)
   }
@@ -120,7 +123,7 @@ export const chunk = (blocks: ReadonlyArray<Block>, options: Options): Array<Chu
       headings.push({ level: block.level, text })
       continue
     }
-    for (const unit of unitsOf(text, options.maxTokens)) {
+    for (const unit of unitsOf(text, options.maxTokens, options.maxTokens - options.overlapTokens - 2)) {
       if (currentTokens + unit.tokens + 2 > options.maxTokens) {
         if (fresh) flush(true)
         // The carried-over overlap must leave room for the unit.

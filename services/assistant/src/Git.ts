@@ -38,8 +38,11 @@ export const parseRepository = (value: string, cwd: string = process.cwd()): Rep
       return undefined
     }
   }
-  // Anything with a scheme (`x://`, `x::`) or scp-like `host:path` is another protocol.
-  if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(trimmed) && !/^[A-Za-z]:[\\/]/.test(trimmed)) return undefined
+  // A colon before the first slash is a scheme (`x://`, `x::`) or scp-like `[user@]host:path`:
+  // another protocol, as git reads it (a Windows drive letter is a path).
+  const colon = trimmed.indexOf(":")
+  const slash = trimmed.search(/[\\/]/)
+  if (colon !== -1 && (slash === -1 || colon < slash) && !/^[A-Za-z]:[\\/]/.test(trimmed)) return undefined
   if (trimmed === "" || trimmed.startsWith("-")) return undefined
   return { _tag: "Local", path: NodePath.resolve(cwd, trimmed) }
 }

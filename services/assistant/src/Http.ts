@@ -53,6 +53,10 @@ const internal = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     (e) => Effect.die(e)
   )
 
+/** `multipart/form-data; boundary=...` */
+const isMultipart = (contentType: string | undefined): boolean =>
+  contentType !== undefined && /^multipart\/form-data\s*;.*\bboundary=("?)[^";,\s]+\1/i.test(contentType)
+
 const SystemLive = HttpApiBuilder.group(Api, "system", (handlers) =>
   handlers.handle("health", () =>
     Effect.succeed({ status: "ok" as const, service: Config.Service.name, version: Config.Service.version })))
@@ -72,9 +76,15 @@ const AttachmentsLive = HttpApiBuilder.group(Api, "attachments", (handlers) =>
   Effect.gen(function*() {
     const attachments = yield* Attachments
     return handlers
-      .handle("upload", ({ payload }) =>
+      .handle("upload", ({ payload, request }) =>
         Effect.gen(function*() {
           const subject = yield* Authentication.CurrentSubject
+          // The multipart parser throws outside its stream on a body without a boundary: refuse it first.
+          if (!isMultipart(request.headers["content-type"])) {
+            return yield* Effect.fail(new HttpErrors.BadRequest({
+              detail: "The body is not multipart/form-data (with a boundary): send the file in the field \"file\""
+            }))
+          }
           return yield* internal(attachments.upload(subject.id, payload)).pipe(
             // A refused upload may leave the client still sending: close the connection after the answer.
             Effect.tapErrorTag("PayloadTooLarge", () =>

@@ -44,7 +44,9 @@ const stem = (filename: string) => filename.replace(/\.[A-Za-z0-9]{1,8}$/, "") |
 
 /** A name safe to store and show: no directories, no control characters, at most 255 characters. */
 export const cleanFilename = (name: string): string => {
-  const base = name.split(/[\\/]/).pop() ?? ""
+  // Browsers send `"`, CR and LF of a file name as %22, %0D, %0A (the HTML form encoding).
+  const decoded = name.replace(/%22/gi, "\"").replace(/%0[ad]/gi, "")
+  const base = decoded.split(/[\\/]/).pop() ?? ""
   // eslint-disable-next-line no-control-regex
   const clean = base.replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, 255)
   return clean === "" || clean === "." || clean === ".." ? "file" : clean

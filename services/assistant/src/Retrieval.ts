@@ -19,6 +19,8 @@ export interface SearchOptions {
   /** Already checked to be the caller's or shared. */
   readonly attachmentIds?: ReadonlyArray<string> | undefined
   readonly mode?: "hybrid" | "vector" | "text" | undefined
+  /** The question is "summarise the attachments": their passages pass whatever their score. */
+  readonly summarise?: boolean | undefined
 }
 
 interface CachedVector {
@@ -86,12 +88,8 @@ export class Retrieval extends Effect.Service<Retrieval>()("@rec/assistant-servi
       }
       const ids = options.attachmentIds ?? []
       if (ids.length === 0) return yield* repo.search({ ...query, attachmentIds: undefined })
-      // A question about attached files: their passages first (all of them for an empty question).
-      const within = yield* repo.search({
-        ...query,
-        attachmentIds: ids,
-        scoreFloor: question.trim() === "" ? -1 : query.scoreFloor
-      })
+      // A question about attached files: their passages first.
+      const within = yield* repo.search({ ...query, attachmentIds: ids, scoreFloor: options.summarise === true ? -1 : query.scoreFloor })
       const general = yield* repo.search({ ...query, attachmentIds: undefined })
       const seen = new Set(within.map((p) => p.chunkId))
       return [...within, ...general.filter((p) => !seen.has(p.chunkId))].slice(0, limit)

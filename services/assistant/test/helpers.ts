@@ -44,13 +44,17 @@ export interface ServiceOptions {
   readonly logs?: boolean | undefined
 }
 
-/** Dev IdP + assistant on PGlite; provides `DevIdp`, `HttpServer` and an `HttpClient` aimed at the service. */
+/**
+ * Dev IdP + assistant on PGlite; provides `DevIdp`, `HttpServer`, an `HttpClient` aimed at the
+ * service, and the service's own `SqlClient` (one database: the layer is shared by reference).
+ */
 export const serviceLayer = (options: ServiceOptions = {}) => {
   const storageDir = options.storageDir ?? tempDir("files")
+  const database = Testing.layerPglite({ service: "assistant", migrations })
   return Layer.unwrapEffect(
     Effect.map(DevIdp, (idp) =>
       Http.makeTest({
-        database: Testing.layerPglite({ service: "assistant", migrations }),
+        database,
         verifier: TokenVerifier.layerFor(idp.issuer, { algorithms: ["RS256"], clockTolerance: Duration.seconds(5) }),
         engine: Engines.embeddedWith({ directory: repoPolicies, watch: false }),
         embedder: options.embedder,
@@ -58,6 +62,7 @@ export const serviceLayer = (options: ServiceOptions = {}) => {
         storage: Storage.folder(storageDir).pipe(Layer.provide(NodeContext.layer))
       }))
   ).pipe(
+    Layer.provideMerge(database),
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(options.env ?? {}))))),
     Layer.provideMerge(DevIdp.layerTest),
     Layer.provide(options.logs === true ? Layer.empty : Logger.remove(Logger.defaultLogger))
