@@ -47,7 +47,7 @@ export class Training extends Effect.Service<Training>()("@rec/assistant-service
     const lock = yield* Effect.makeSemaphore(1)
     const checkout = path.resolve(settings.path)
 
-    const git = (args: ReadonlyArray<string>, cwd: string | undefined = checkout) =>
+    const git = (args: ReadonlyArray<string>, cwd: string = checkout) =>
       Git.run(args, { cwd }).pipe(Effect.provideService(CommandExecutor.CommandExecutor, executor))
 
     const conflict = (detail: string) => new HttpErrors.Conflict({ detail })
@@ -62,7 +62,7 @@ export class Training extends Effect.Service<Training>()("@rec/assistant-service
         let previous: string | null = null
         if (empty) {
           yield* fs.makeDirectory(path.dirname(checkout), { recursive: true })
-          yield* git(["clone", "--no-checkout", "--quiet", "--", Git.repositoryArgument(repository), checkout], undefined).pipe(
+          yield* git(["clone", "--no-checkout", "--quiet", "--", Git.repositoryArgument(repository), checkout], path.dirname(checkout)).pipe(
             Effect.mapError(upstream(display))
           )
         } else {

@@ -11,7 +11,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { TokenVerifier } from "@rec/auth"
 import { Testing } from "@rec/db"
 import { DevIdp, type MintOptions } from "@rec/dev-idp"
-import { Engines } from "@rec/policy"
+import { Engines, type PolicyEngine } from "@rec/policy"
 import { Http, migrations } from "@rec/assistant-service"
 import type { Answerer } from "@rec/assistant-service/Answerer"
 import type { Embedder } from "@rec/assistant-service/Embedder"
@@ -38,6 +38,8 @@ export interface ServiceOptions {
   readonly env?: Record<string, string> | undefined
   readonly embedder?: Layer.Layer<Embedder> | undefined
   readonly answerer?: Layer.Layer<Answerer> | undefined
+  /** Policy engine (default: the repository's policies, embedded). */
+  readonly engine?: Layer.Layer<PolicyEngine, unknown> | undefined
   /** Storage folder (default: a new temporary folder). */
   readonly storageDir?: string | undefined
   /** Log lines of the service (default: dropped). */
@@ -56,7 +58,7 @@ export const serviceLayer = (options: ServiceOptions = {}) => {
       Http.makeTest({
         database,
         verifier: TokenVerifier.layerFor(idp.issuer, { algorithms: ["RS256"], clockTolerance: Duration.seconds(5) }),
-        engine: Engines.embeddedWith({ directory: repoPolicies, watch: false }),
+        engine: options.engine ?? Engines.embeddedWith({ directory: repoPolicies, watch: false }),
         embedder: options.embedder,
         answerer: options.answerer,
         storage: Storage.folder(storageDir).pipe(Layer.provide(NodeContext.layer))
