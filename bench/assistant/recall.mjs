@@ -13,7 +13,7 @@ import { arg, handbookDir, load, machine, questionsFile, tempDir, writeResults }
 
 const k = Number(arg("k", "5"))
 const dimensions = Number(arg("dimensions", "512"))
-const { Db, Effect, Embedder, Evaluation, Layer, Logger, migrations } = await load()
+const { Db, Effect, Embedder, Evaluation, Logger, migrations } = await load()
 
 const layer = Evaluation.layer({
   database: Db.Testing.layerPglite({ service: "assistant", migrations }),

@@ -15,7 +15,7 @@
 //
 //   pnpm build && node bench/assistant/run.mjs [--queries 540] [--chats 100] [--rebuild]
 // Results also in bench/results/assistant.json.
-/* global fetch, URLSearchParams */
+/* global fetch, URLSearchParams, performance, TextDecoder */
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { freePort, startProcess, stopAll, waitFor } from "../lib/processes.mjs"

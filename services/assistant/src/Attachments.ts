@@ -35,7 +35,6 @@ export const toAttachment = (row: AttachmentRow): Domain.Attachment => ({
  * (RFC 6266, RFC 8187); quotes, backslashes and control characters never reach the header.
  */
 export const contentDisposition = (filename: string): string => {
-  // eslint-disable-next-line no-control-regex
   const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, "_")
   const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
   return `inline; filename="${ascii}"; filename*=UTF-8''${encoded}`

@@ -73,7 +73,7 @@ const abbreviations = /\b(?:e\.g|i\.e|etc|vs|art|artt|no|nr|cf|ca|approx|dr|mr|m
 
 /** Sentences of a paragraph (keeps abbreviations such as "e.g." and "art." inside a sentence). */
 export const sentences = (text: string): Array<string> => {
-  const parts = text.replace(/\s+/g, " ").trim().split(/(?<=[.!?;])\s+(?=[\p{Lu}\p{N}"'(\[])/u)
+  const parts = text.replace(/\s+/g, " ").trim().split(/(?<=[.!?;])\s+(?=[\p{Lu}\p{N}"'([])/u)
   const out: Array<string> = []
   for (const part of parts) {
     const previous = out[out.length - 1]

@@ -45,6 +45,7 @@ layer(serviceLayer(), { excludeTestServices: true, timeout: "120 seconds" })("co
       expect(unknown.status).toBe(404)
       expect(unknown.body).toEqual({ detail: "No route for GET /api/nothing-here" })
       expect((yield* call("GET", "/api/health")).body).toEqual({ status: "ok", service: "assistant", version: "0.1.0" })
+      expect((yield* call("GET", "/ready")).body).toEqual({ status: "ready", checks: { database: "ok" } })
     }))
 
   it.effect("a body nesting 10,000 levels is a 400 on every JSON endpoint, and the service keeps answering", () =>

@@ -14,7 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import { answerOf, baseUrl, call, chat, fileForm, serviceLayer, tokens } from "./helpers.js"
+import { baseUrl, call, chat, fileForm, serviceLayer, tokens } from "./helpers.js"
 
 interface ChatCall {
   readonly headers: http.IncomingHttpHeaders

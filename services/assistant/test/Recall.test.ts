@@ -8,7 +8,9 @@
 import { expect, layer } from "@effect/vitest"
 import { Testing } from "@rec/db"
 import { migrations } from "@rec/assistant-service"
+import * as ChunksRepo from "@rec/assistant-service/ChunksRepo"
 import * as Embedder from "@rec/assistant-service/Embedder"
+import * as Hashing from "@rec/assistant-service/Hashing"
 import * as Evaluation from "@rec/assistant-service/Evaluation"
 import * as Effect from "effect/Effect"
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -50,4 +52,20 @@ layer(Live, { excludeTestServices: true, timeout: "120 seconds" })("evaluation s
       for (const r of results) console.log(`${r.mode}: recall@5 ${r.recall.toFixed(3)} (${r.hits}/${r.total}), MRR ${r.mrr.toFixed(3)}, missed ${r.missed.join(" ")}`)
       expect(results[0].recall).toBeGreaterThanOrEqual(0.8)
     }), { timeout: 120_000 })
+
+  it.effect("the shared vector search runs on the HNSW index of the current embedder", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const vector = `[${Hashing.embed("shared energy", 512).join(",")}]`
+      // The handbook is small enough for a sequential scan: take that choice away to see the plan.
+      const plan = yield* sql.withTransaction(Effect.zipRight(
+        sql`SET LOCAL enable_seqscan = off`,
+        sql.unsafe<{ "QUERY PLAN": string }>(
+          `EXPLAIN SELECT id FROM chunks WHERE embedder = 'local-hash-v1:512' AND owner_id IS NULL ` +
+            `ORDER BY embedding::vector(512) <=> '${vector}'::vector(512) LIMIT 20`
+        )
+      ))
+      const text = plan.map((row) => Object.values(row).join(" ")).join("\n")
+      expect(text).toContain(`Index Scan using ${ChunksRepo.indexName("local-hash-v1:512")}`)
+    }))
 })
