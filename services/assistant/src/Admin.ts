@@ -88,6 +88,7 @@ export class Admin extends Effect.Service<Admin>()("@rec/assistant-service/Admin
         Effect.catchTag("EmbeddingFailed", (e) => Effect.fail(new HttpErrors.BadGateway({ detail: e.message })))
       )
       const cleared = yield* retrieval.clearCache
+      yield* retrieval.refreshStats(true)
       const counts = yield* vectors.counts
       return {
         status: "ok" as const,

@@ -7,8 +7,10 @@
  *   `embedding::vector(<dimensions>)`, the index's own expression, so the planner uses it);
  * - vector, the caller's own chunks: an exact scan through `chunks_owner_embedder` (a user's
  *   chunks are few, and an approximate index filtered to one owner could miss them);
- * - full text: `tsv @@` any of the question's terms (`plainto_tsquery` with `&` turned into `|`),
- *   ranked by `ts_rank_cd`, through the GIN index.
+ * - full text: `tsv @@` any of the question's terms (the lexemes of `to_tsvector('english', ...)`)
+ *   except those named in `skipTerms`, ranked by `ts_rank_cd`, through the GIN index. The terms
+ *   found in many chunks are skipped (`Retrieval` names them from the planner's statistics):
+ *   they rank nothing, and every chunk holding one would be read and ranked for every question.
  * Every part is restricted to the caller's own chunks and the shared ones (`owner_id IS NULL`),
  * or to the attachments named in the request, already checked to be the caller's or shared.
  */
@@ -56,6 +58,15 @@ export interface SearchQuery {
   readonly scoreFloor: number
   /** Which parts run (the recall benchmark compares them). */
   readonly mode?: "hybrid" | "vector" | "text" | undefined
+  /** Lexemes left out of the full-text search. */
+  readonly skipTerms?: ReadonlyArray<string> | undefined
+}
+
+export interface TermStats {
+  /** Rows of the table when it was last analyzed (0: never analyzed). */
+  readonly rows: number
+  /** Fraction of rows holding each of the most common lexemes. */
+  readonly frequencies: ReadonlyMap<string, number>
 }
 
 const encodeVector = Schema.encodeSync(Columns.Vector)
@@ -151,7 +162,10 @@ export class ChunksRepo extends Effect.Service<ChunksRepo>()("@rec/assistant-ser
               (SELECT c.id, ${distance} AS distance FROM chunks c
                WHERE c.embedder = ${q.embedder} AND c.owner_id = ${q.ownerId} ORDER BY ${distance} LIMIT ${n})`
 
-      const tsquery = sql`replace(plainto_tsquery('english', ${q.text})::text, '&', '|')::tsquery`
+      // Already stemmed lexemes: the 'simple' configuration takes them as they are.
+      const tsquery = sql`(SELECT to_tsquery('simple', string_agg(quote_literal(l), ' | '))
+        FROM unnest(tsvector_to_array(to_tsvector('english', ${q.text}))) AS l
+        WHERE NOT (l = ANY(${q.skipTerms ?? []}::text[])))`
       const textPart = !useText
         ? sql`SELECT NULL::bigint AS id, NULL::float4 AS rank WHERE false`
         : sql`SELECT c.id, ts_rank_cd(c.tsv, ${tsquery}) AS rank FROM chunks c
@@ -199,12 +213,29 @@ export class ChunksRepo extends Effect.Service<ChunksRepo>()("@rec/assistant-ser
       )
     }
 
+    /** The planner's statistics of the chunks' lexemes (`ANALYZE`). */
+    const termStats: Effect.Effect<TermStats, SqlError> = Effect.gen(function*() {
+      const [table] = yield* sql<{ rows: number }>`SELECT greatest(reltuples, 0)::float8 AS rows FROM pg_class WHERE oid = 'chunks'::regclass`
+      const stats = yield* sql<{ elems: ReadonlyArray<string> | null; freqs: ReadonlyArray<number> | null }>`
+        SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs AS freqs
+        FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'chunks' AND attname = 'tsv'`
+      const frequencies = new Map<string, number>()
+      const elems = stats[0]?.elems ?? []
+      const freqs = stats[0]?.freqs ?? []
+      elems.forEach((lexeme, i) => frequencies.set(lexeme, freqs[i]))
+      return { rows: stats.length === 0 ? 0 : Number(table?.rows ?? 0), frequencies }
+    })
+
+    const analyze = sql`ANALYZE chunks`.pipe(Effect.asVoid, Effect.withSpan("ChunksRepo.analyze"))
+
+    const count = sql<{ n: string }>`SELECT count(*) AS n FROM chunks`.pipe(Effect.map(([r]) => Number(r.n)))
+
     /** The chunks of an attachment (admin inspection). */
     const ofAttachment = (attachmentId: string, embedder: string) =>
       sql<{ chunkIndex: number; heading: string | null; tokenCount: number; text: string; embedded: boolean }>`
         SELECT chunk_index, heading, token_count, text, (embedder IS NOT DISTINCT FROM ${embedder}) AS embedded
         FROM chunks WHERE attachment_id = ${attachmentId} ORDER BY chunk_index`
 
-    return { insert, removeOf, ensureIndex, counts, missing, setEmbeddings, search, ofAttachment } as const
+    return { insert, removeOf, ensureIndex, counts, missing, setEmbeddings, search, ofAttachment, termStats, analyze, count } as const
   })
 }) {}

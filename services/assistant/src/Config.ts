@@ -77,6 +77,10 @@ export interface RetrievalSettings {
   readonly scoreFloor: number
   /** Query embeddings kept in memory (0: none). */
   readonly queryCacheSize: number
+  /** Question terms found in more chunks than this are left out of the full-text search. */
+  readonly textTermLimit: number
+  /** Minutes between refreshes of the term statistics (`ANALYZE chunks`; 0: only at start and reload). */
+  readonly statsRefreshMinutes: number
 }
 
 export const retrieval: Config.Config<RetrievalSettings> = Config.all({
@@ -85,7 +89,9 @@ export const retrieval: Config.Config<RetrievalSettings> = Config.all({
     Config.withDefault(5)
   ),
   scoreFloor: fraction("ASSISTANT_SCORE_FLOOR").pipe(Config.withDefault(0.1)),
-  queryCacheSize: nonNegative("ASSISTANT_QUERY_CACHE_SIZE").pipe(Config.withDefault(1000))
+  queryCacheSize: nonNegative("ASSISTANT_QUERY_CACHE_SIZE").pipe(Config.withDefault(1000)),
+  textTermLimit: positive("ASSISTANT_TEXT_TERM_LIMIT").pipe(Config.withDefault(1000)),
+  statsRefreshMinutes: nonNegative("ASSISTANT_STATS_REFRESH_MINUTES").pipe(Config.withDefault(30))
 })
 
 export interface PromptSettings {

@@ -3,11 +3,19 @@
  * `/admin/reload`), then the hybrid search of `ChunksRepo`, always restricted to the caller's
  * own attachments and the shared training materials. When the request names attachments, their
  * best passages come first and the general search fills the rest.
+ *
+ * The other in-memory state: the lexemes found in more than `ASSISTANT_TEXT_TERM_LIMIT` chunks,
+ * from the planner's statistics of the chunks (`ANALYZE`), which the full-text search leaves
+ * out. Loaded at start (analyzing first when a filled table has no statistics), refreshed every
+ * `ASSISTANT_STATS_REFRESH_MINUTES`, after a training sync and by `/admin/reload`.
  */
 import { ExpiringLru } from "@rec/platform"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
 import * as Config from "./Config.js"
-import { ChunksRepo, type Hit } from "./ChunksRepo.js"
+import { ChunksRepo, type Hit, type TermStats } from "./ChunksRepo.js"
 import type * as Domain from "./Domain.js"
 import { Embedder } from "./Embedder.js"
 import { words } from "./Text.js"
@@ -53,12 +61,41 @@ export const toSource = (p: Passage): Domain.Source => ({
   }
 })
 
+/** The lexemes held by more than `limit` chunks, by the statistics. */
+export const frequentTerms = (stats: TermStats, limit: number): Array<string> =>
+  [...stats.frequencies].filter(([, frequency]) => frequency * stats.rows > limit).map(([lexeme]) => lexeme)
+
 export class Retrieval extends Effect.Service<Retrieval>()("@rec/assistant-service/Retrieval", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const repo = yield* ChunksRepo
     const embedder = yield* Embedder
     const settings = yield* Config.retrieval
     const cache = new ExpiringLru.ExpiringLru<CachedVector>(Math.max(1, settings.queryCacheSize))
+    const skipTerms = yield* Ref.make<ReadonlyArray<string>>([])
+
+    /** Reads the term statistics (after `ANALYZE` when asked, or when a filled table has none). */
+    const refreshStats = (analyze: boolean) =>
+      Effect.gen(function*() {
+        if (analyze) yield* repo.analyze
+        let stats = yield* repo.termStats
+        if (!analyze && stats.rows === 0 && (yield* repo.count) > 0) {
+          yield* repo.analyze
+          stats = yield* repo.termStats
+        }
+        const frequent = frequentTerms(stats, settings.textTermLimit)
+        yield* Ref.set(skipTerms, frequent)
+        return frequent.length
+      }).pipe(Effect.withSpan("Retrieval.refreshStats"))
+
+    yield* refreshStats(false)
+    if (settings.statsRefreshMinutes > 0) {
+      yield* refreshStats(true).pipe(
+        Effect.catchAllCause((cause) => Effect.logWarning("refreshing the term statistics failed", cause)),
+        Effect.repeat(Schedule.spaced(Duration.minutes(settings.statsRefreshMinutes))),
+        Effect.delay(Duration.minutes(settings.statsRefreshMinutes)),
+        Effect.forkScoped
+      )
+    }
 
     const vectorOf = (text: string) => {
       if (words(text).length === 0) return Effect.succeed(undefined)
@@ -84,7 +121,8 @@ export class Retrieval extends Effect.Service<Retrieval>()("@rec/assistant-servi
         candidates: Math.max(limit * 4, 20),
         limit,
         scoreFloor: settings.scoreFloor,
-        mode: options.mode
+        mode: options.mode,
+        skipTerms: yield* Ref.get(skipTerms)
       }
       const ids = options.attachmentIds ?? []
       if (ids.length === 0) return yield* repo.search({ ...query, attachmentIds: undefined })
@@ -102,6 +140,6 @@ export class Retrieval extends Effect.Service<Retrieval>()("@rec/assistant-servi
       return size
     })
 
-    return { search, clearCache, embedder } as const
+    return { search, clearCache, refreshStats, embedder } as const
   })
 }) {}

@@ -23,6 +23,7 @@ import * as Config from "./Config.js"
 import type * as Domain from "./Domain.js"
 import * as Git from "./Git.js"
 import { Ingest, type Prepared, sha256 } from "./Ingest.js"
+import { Retrieval } from "./Retrieval.js"
 import { FileStore } from "./Storage.js"
 
 const refPattern = /^(?!-)[A-Za-z0-9._/@^~-]+$/
@@ -44,6 +45,7 @@ export class Training extends Effect.Service<Training>()("@rec/assistant-service
     const attachments = yield* AttachmentsRepo
     const ingest = yield* Ingest
     const store = yield* FileStore
+    const retrieval = yield* Retrieval
     const lock = yield* Effect.makeSemaphore(1)
     const checkout = path.resolve(settings.path)
 
@@ -169,6 +171,8 @@ export class Training extends Effect.Service<Training>()("@rec/assistant-service
         )
         // The rows are gone; their files go after the commit (a leftover file is harmless).
         yield* Effect.forEach(removed, (row) => store.remove(row.storageKey).pipe(Effect.ignore), { discard: true })
+        // Many chunks may have changed: the full-text search's term statistics with them.
+        if (added.length + changed.length + removed.length > 0) yield* retrieval.refreshStats(true)
         return {
           root,
           added: added.length,

@@ -53,6 +53,29 @@ layer(Live, { excludeTestServices: true, timeout: "120 seconds" })("evaluation s
       expect(results[0].recall).toBeGreaterThanOrEqual(0.8)
     }), { timeout: 120_000 })
 
+  it.effect("the full-text search leaves out the terms it is told to skip", () =>
+    Effect.gen(function*() {
+      const repo = yield* ChunksRepo.ChunksRepo
+      const query = {
+        ownerId: "someone",
+        attachmentIds: undefined,
+        text: "What is the premium tariff for plants up to 200 kW?",
+        embedding: undefined,
+        embedder: "local-hash-v1:512",
+        dimensions: 512,
+        candidates: 20,
+        limit: 5,
+        scoreFloor: 0.1,
+        mode: "text" as const
+      }
+      expect((yield* repo.search(query)).length).toBe(5)
+      const lexemes = ["premium", "tariff", "plant", "200", "kw"]
+      expect(yield* repo.search({ ...query, skipTerms: lexemes })).toEqual([])
+      const onlyKw = yield* repo.search({ ...query, skipTerms: lexemes.filter((l) => l !== "kw") })
+      expect(onlyKw.length).toBeGreaterThan(0)
+      expect(onlyKw.every((p) => /\bkw\b/i.test(`${p.heading} ${p.text}`))).toBe(true)
+    }))
+
   it.effect("the shared vector search runs on the HNSW index of the current embedder", () =>
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient

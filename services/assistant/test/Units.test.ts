@@ -11,7 +11,7 @@ import * as Config from "@rec/assistant-service/Config"
 import * as Git from "@rec/assistant-service/Git"
 import * as Hashing from "@rec/assistant-service/Hashing"
 import * as Prompt from "@rec/assistant-service/Prompt"
-import type { Passage } from "@rec/assistant-service/Retrieval"
+import { frequentTerms, type Passage } from "@rec/assistant-service/Retrieval"
 import * as Text from "@rec/assistant-service/Text"
 import * as Option from "effect/Option"
 
@@ -190,6 +190,17 @@ describe("the prompt", () => {
     expect(text.endsWith("Question: What does this mean?")).toBe(true)
     const prompt = Prompt.make({ question: "q", passages: [], page: undefined, history: [{ role: "user", content: "earlier" }, { role: "assistant", content: "reply" }], attachments: [] }, settings)
     expect(prompt.content.map((m) => m.role)).toEqual(["system", "user", "assistant", "user"])
+  })
+})
+
+describe("term statistics", () => {
+  it("names the lexemes held by more chunks than the limit", () => {
+    const stats = { rows: 100_000, frequencies: new Map([["energi", 0.6], ["share", 0.02], ["calcul", 0.009], ["gse", 0.0001]]) }
+    expect(frequentTerms(stats, 1000)).toEqual(["energi", "share"])
+    // A small collection skips nothing: every term is rare in absolute numbers.
+    expect(frequentTerms({ rows: 150, frequencies: new Map([["energi", 0.9]]) }, 1000)).toEqual([])
+    // Never analyzed: nothing is known, nothing is skipped.
+    expect(frequentTerms({ rows: 0, frequencies: new Map() }, 1000)).toEqual([])
   })
 })
 
