@@ -29,7 +29,8 @@ export const layer = <E>(options: {
   readonly embedder: Layer.Layer<Embedder>
   readonly storageDir: string
 }) =>
-  Layer.mergeAll(Ingest.Default, Retrieval.Default, VectorStore.Default).pipe(
+  Layer.mergeAll(Ingest.Default, Retrieval.Default).pipe(
+    Layer.provideMerge(VectorStore.Default),
     Layer.provideMerge(Layer.mergeAll(
       ChunksRepo.Default,
       AttachmentsRepo.Default,

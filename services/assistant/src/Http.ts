@@ -234,8 +234,10 @@ export const services = (options: MakeOptions = {}) => {
 
   const repos = Layer.mergeAll(ChunksRepo.Default, AttachmentsRepo.Default, ConversationsRepo.Default)
   const base = Layer.mergeAll(repos, embedder, storage, Access.Default.pipe(Layer.provide(engine)))
-  const retrieval = Layer.mergeAll(Retrieval.Default, VectorStore.Default, Ingest.Default)
-    .pipe(Layer.provideMerge(base))
+  const retrieval = Layer.mergeAll(Retrieval.Default, Ingest.Default).pipe(
+    Layer.provideMerge(VectorStore.Default),
+    Layer.provideMerge(base)
+  )
   const features = Layer.mergeAll(
     Chat.Default.pipe(Layer.provide(answerer)),
     Attachments.Default,

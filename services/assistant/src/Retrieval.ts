@@ -19,6 +19,7 @@ import { ChunksRepo, type Hit, type TermStats } from "./ChunksRepo.js"
 import type * as Domain from "./Domain.js"
 import { Embedder } from "./Embedder.js"
 import { words } from "./Text.js"
+import { VectorStore } from "./VectorStore.js"
 
 export type Passage = Hit
 
@@ -67,6 +68,8 @@ export const frequentTerms = (stats: TermStats, limit: number): Array<string> =>
 
 export class Retrieval extends Effect.Service<Retrieval>()("@rec/assistant-service/Retrieval", {
   scoped: Effect.gen(function*() {
+    // The store is usable first (pgvector installed, the index of the current embedder).
+    yield* VectorStore
     const repo = yield* ChunksRepo
     const embedder = yield* Embedder
     const settings = yield* Config.retrieval
