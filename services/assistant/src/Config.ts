@@ -10,7 +10,7 @@ import { DatabaseConfig } from "@rec/db"
 import { PolicyConfig } from "@rec/policy"
 import * as Config from "effect/Config"
 import * as Option from "effect/Option"
-import type * as Redacted from "effect/Redacted"
+import * as Redacted from "effect/Redacted"
 
 export const Service = { name: "assistant", version: "0.1.0" } as const
 
@@ -122,13 +122,17 @@ export interface OpenAiSettings {
   readonly idleTimeoutSeconds: number
 }
 
+/** An optional variable; set but empty counts as unset (`OPENAI_API_KEY=` in a compose file). */
+const optional = (name: string) =>
+  Config.option(Config.string(name)).pipe(Config.map(Option.filter((s) => s.trim() !== "")))
+
 export const openAi: Config.Config<OpenAiSettings> = Config.all({
-  baseUrl: Config.string("OPENAI_BASE_URL").pipe(
-    Config.withDefault("https://api.openai.com/v1"),
+  baseUrl: optional("OPENAI_BASE_URL").pipe(
+    Config.map(Option.getOrElse(() => "https://api.openai.com/v1")),
     Config.validate({ message: "OPENAI_BASE_URL must be an http(s) URL", validation: (s) => /^https?:\/\/\S+$/.test(s) }),
     Config.map((s) => s.replace(/\/+$/, ""))
   ),
-  apiKey: Config.option(Config.redacted("OPENAI_API_KEY")),
+  apiKey: optional("OPENAI_API_KEY").pipe(Config.map(Option.map(Redacted.make))),
   chatModel: Config.nonEmptyString("OPENAI_CHAT_MODEL").pipe(Config.withDefault("gpt-4o-mini")),
   embedModel: Config.nonEmptyString("OPENAI_EMBED_MODEL").pipe(Config.withDefault("text-embedding-3-small")),
   embedDimensionsOption: Config.option(positive("OPENAI_EMBED_DIMENSIONS")),
@@ -157,7 +161,7 @@ export interface ProviderSettings {
 export const providers: Config.Config<ProviderSettings> = Config.all({
   chat: Config.literal("auto", "openai", "extractive")("ASSISTANT_CHAT_PROVIDER").pipe(Config.withDefault("auto" as const)),
   embeddings: Config.literal("auto", "openai", "local")("ASSISTANT_EMBEDDING_PROVIDER").pipe(Config.withDefault("auto" as const)),
-  configured: Config.all([Config.option(Config.string("OPENAI_BASE_URL")), Config.option(Config.redacted("OPENAI_API_KEY"))]).pipe(
+  configured: Config.all([optional("OPENAI_BASE_URL"), optional("OPENAI_API_KEY")]).pipe(
     Config.map(([url, key]) => Option.isSome(url) || Option.isSome(key))
   ),
   localDimensions: positive("ASSISTANT_LOCAL_EMBED_DIMENSIONS").pipe(

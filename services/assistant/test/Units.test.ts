@@ -13,6 +13,8 @@ import * as Hashing from "@rec/assistant-service/Hashing"
 import * as Prompt from "@rec/assistant-service/Prompt"
 import { frequentTerms, type Passage } from "@rec/assistant-service/Retrieval"
 import * as Text from "@rec/assistant-service/Text"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 
 const options = { maxTokens: 60, overlapTokens: 15 }
@@ -244,6 +246,18 @@ describe("headers and configuration", () => {
       "inline; filename=\"bolletta _marzo___.pdf\"; filename*=UTF-8''bolletta%20%22marzo%22%5C%C3%A8.pdf"
     )
     expect(contentDisposition("a\r\nSet-Cookie: x")).not.toMatch(/[\r\n]/)
+  })
+
+  it("picks the providers: offline unless an OpenAI-compatible server is named (empty counts as unset)", () => {
+    const providers = (env: Record<string, string>) =>
+      Effect.runSync(Effect.withConfigProvider(Config.providers, ConfigProvider.fromMap(new Map(Object.entries(env)))))
+    expect(providers({})).toEqual({ chat: "extractive", embeddings: "local", localDimensions: 512 })
+    expect(providers({ OPENAI_BASE_URL: "", OPENAI_API_KEY: " " })).toMatchObject({ chat: "extractive", embeddings: "local" })
+    expect(providers({ OPENAI_BASE_URL: "http://localhost:11434/v1" })).toMatchObject({ chat: "openai", embeddings: "openai" })
+    expect(providers({ OPENAI_API_KEY: "k", ASSISTANT_EMBEDDING_PROVIDER: "local" })).toMatchObject({ chat: "openai", embeddings: "local" })
+    const openAi = Effect.runSync(Effect.withConfigProvider(Config.openAi, ConfigProvider.fromMap(new Map([["OPENAI_BASE_URL", ""]]))))
+    expect(openAi.baseUrl).toBe("https://api.openai.com/v1")
+    expect(Option.isNone(openAi.apiKey)).toBe(true)
   })
 
   it("normalises the base path", () => {
