@@ -22,6 +22,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import { createParser, type EventSourceMessage } from "eventsource-parser"
+import { afterAll } from "vitest"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -31,7 +32,18 @@ export const here = path.dirname(fileURLToPath(import.meta.url))
 export const repoPolicies = path.resolve(here, "../../../policies")
 export const handbookDir = path.resolve(here, "../eval/handbook")
 
-export const tempDir = (prefix: string) => fs.mkdtempSync(path.join(os.tmpdir(), `assistant-${prefix}-`))
+const made: Array<string> = []
+// Registered in the file that imports these helpers: its folders go when its tests are done.
+afterAll(() => {
+  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
+})
+
+/** A new temporary folder, removed after the test file's tests. */
+export const tempDir = (prefix: string) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `assistant-${prefix}-`))
+  made.push(dir)
+  return dir
+}
 
 export interface ServiceOptions {
   /** Environment of the service (a map; the process environment is not read). */
