@@ -109,7 +109,9 @@ export type RuleOutcome = typeof RuleOutcome.Type
 
 const ingestFields = {
   event_type: Schema.String,
-  user_id: UserId,
+  user_id: Schema.String.annotations({
+    description: "The recipient: `user_id`, or the `email-ingest:` group of the recipients (empty when neither was usable)"
+  }),
   community_id: Schema.NullOr(CommunityId),
   outcomes: Schema.Array(RuleOutcome).annotations({ description: "One outcome per rule answering the event type" })
 }

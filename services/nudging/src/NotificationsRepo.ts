@@ -133,7 +133,7 @@ export class NotificationsRepo extends Effect.Service<NotificationsRepo>()("nudg
      * connections and instances: the daily cap is read and the record written under it.
      */
     const lockRecipient = (userId: string, communityId: string) =>
-      sql`SELECT pg_advisory_xact_lock(${recipientLockClass}, hashtext(${`${userId}\u0000${communityId}`}))`.pipe(
+      sql`SELECT pg_advisory_xact_lock(${recipientLockClass}, hashtext(${JSON.stringify([userId, communityId])}))`.pipe(
         Effect.asVoid
       )
 
