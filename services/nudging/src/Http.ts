@@ -12,6 +12,7 @@ import { Authentication, TokenVerifier } from "@rec/auth"
 import { Database } from "@rec/db"
 import { Engines, type PolicyEngine } from "@rec/policy"
 import { HttpErrors, OutboundHttp, ServiceKit } from "@rec/platform"
+import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Access } from "./Access.js"
@@ -239,13 +240,20 @@ export interface MakeOptions {
   readonly settings?: Layer.Layer<Settings, unknown> | undefined
   /** Outbound HTTP (push services). Default: the kit's `OutboundHttp.layer`. */
   readonly httpClient?: Layer.Layer<HttpClient.HttpClient> | undefined
+  /**
+   * The clock of the service's logic (windows, daily caps, schedules, retries): tests set it to
+   * the boundaries they test. Token verification keeps the real clock. Default: the real clock.
+   */
+  readonly clock?: Clock.Clock | undefined
 }
 
 export const databaseLayer = Database.layer({ service: Config.Service.name, migrations })
 
 /** The handlers' requirements, around the given (or default) infrastructure. */
 const infrastructure = (options: MakeOptions) =>
-  services.pipe(
+  // The clock is set for the construction of the services only (they keep it), not for the
+  // server's requests: `Layer.setClock` would reach the token verifier too.
+  (options.clock === undefined ? services : services.pipe(Layer.locallyEffect(Effect.withClock(options.clock)))).pipe(
     // Not merged: the test server's own client (aimed at itself) must stay the tests' client.
     Layer.provide(options.httpClient ?? OutboundHttp.layer),
     Layer.provideMerge(Layer.mergeAll(

@@ -121,11 +121,9 @@ export const instance = (options: ServiceOptions = {}) =>
         audience: [idp.audience],
         clockTolerance: Duration.seconds(5)
       }),
-      database: options.database ?? Testing.layerPglite({ service: "nudging", migrations })
-    }).pipe(
-      Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))),
-      Layer.provide(Layer.setClock(time.clock))
-    )
+      database: options.database ?? Testing.layerPglite({ service: "nudging", migrations }),
+      clock: time.clock
+    }).pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))))
   }))
 
 /** What every test file needs besides the service: identity provider, push service, mail server, clock. */
@@ -171,14 +169,14 @@ export const call = (method: "GET" | "POST" | "PUT" | "DELETE", url: string, opt
     return { status: response.status, body, headers: response.headers } satisfies Reply
   }).pipe(Effect.scoped, Effect.orDie)
 
-/** Mints a token (cached per name and options within a test file). */
+/** Mints a token (cached per identity provider, name and options within a test file). */
 const minted = new Map<string, string>()
 export const token = (name: string, options: MintOptions = {}) =>
   Effect.gen(function*() {
-    const key = `${name} ${JSON.stringify(options)}`
+    const idp = yield* DevIdp
+    const key = `${idp.issuer} ${name} ${JSON.stringify(options)}`
     const hit = minted.get(key)
     if (hit !== undefined) return hit
-    const idp = yield* DevIdp
     const value = yield* Effect.orDie(idp.mint(name, options))
     minted.set(key, value)
     return value
