@@ -33,6 +33,9 @@ export class InvalidKeys extends Data.TaggedError("InvalidKeys")<{ readonly mess
 /** The raw private scalar and the public point of a VAPID private key given as raw or PEM. */
 export const parsePrivateKey = (value: string): { readonly privateKey: string; readonly publicKey: string } | string => {
   const text = value.trim().replace(/\\n/g, "\n")
+  if (!text.includes("-----BEGIN") && (!/^[A-Za-z0-9_-]+=*$/.test(text) || Buffer.from(text, "base64url").length !== 32)) {
+    return "VAPID_PRIVATE_KEY cannot be read: expected base64url of 32 bytes (what web-push generate-vapid-keys prints), or a PEM"
+  }
   try {
     const key = text.includes("-----BEGIN")
       ? crypto.createPrivateKey(text)

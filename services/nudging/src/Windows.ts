@@ -66,12 +66,23 @@ export const bucketOf = (window: Exclude<DedupWindow, "always">, millis: number,
   }
 }
 
+/** The instant of local midnight of a calendar date in `zone` (DST-safe: the offset is read at that instant). */
+const midnight = (year: number, month: number, day: number, zone: DateTime.TimeZone): number => {
+  const wall = Date.UTC(year, month - 1, day)
+  let guess = wall
+  for (let i = 0; i < 3; i++) {
+    const offset = DateTime.zonedOffset(DateTime.unsafeMakeZoned(guess, { timeZone: zone }))
+    const next = wall - offset
+    if (next === guess) break
+    guess = next
+  }
+  return guess
+}
+
 /** The calendar day containing `millis` in `zone`, as UTC instants [start, end). */
 export const dayOf = (millis: number, zone: DateTime.TimeZone): { readonly start: Date; readonly end: Date } => {
-  const zoned = DateTime.unsafeMakeZoned(millis, { timeZone: zone })
-  const start = DateTime.startOf(zoned, "day")
-  const end = DateTime.add(start, { days: 1 })
-  return { start: DateTime.toDate(start), end: DateTime.toDate(DateTime.startOf(end, "day")) }
+  const { day, month, year } = partsOf(millis, zone)
+  return { start: new Date(midnight(year, month, day, zone)), end: new Date(midnight(year, month, day + 1, zone)) }
 }
 
 /** The zone named by `name` (an IANA name such as `Europe/Rome`, or `UTC`). */

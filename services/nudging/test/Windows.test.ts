@@ -129,6 +129,17 @@ describe("in Europe/Rome", () => {
             "dispatched:2026-07-15"
           ])
         }))
+
+      it.effect("the daily cap starts again at local midnight", () =>
+        Effect.gen(function*() {
+          const user = freshUser()
+          const t = yield* token("svc-nudging")
+          yield* call("PUT", "/preferences", { token: t, json: { user_id: user, community_id: community, max_per_day: 1 } })
+          const answer = event(user, "botanswer", { status: "answered" })
+          expect(yield* at("2026-07-20T21:30:00Z", answer)).toBe(200) // 23:30 in Rome
+          expect(yield* at("2026-07-20T21:45:00Z", answer)).toBe(202)
+          expect(yield* at("2026-07-20T22:05:00Z", answer)).toBe(200) // 00:05 in Rome, the next day
+        }))
     }
   )
 })
