@@ -59,8 +59,8 @@ export const Comparison: Schema.Schema<Comparison> = Schema.Struct({
 export const Threshold: Schema.Schema<Threshold> = Schema.Struct({
   threshold: Schema.Struct({
     fact: FactName,
-    above: Schema.optional(Schema.Number),
-    below: Schema.optional(Schema.Number)
+    above: Schema.optionalWith(Schema.Number, { exact: true }),
+    below: Schema.optionalWith(Schema.Number, { exact: true })
   }).pipe(Schema.filter((t) => (t.above === undefined) !== (t.below === undefined), {
     message: () => "a threshold has exactly one of above and below"
   })).annotations(strict)
