@@ -10,6 +10,8 @@
  * that transaction committed.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import type { HttpErrors } from "@rec/platform"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
 import * as crypto from "node:crypto"
@@ -18,7 +20,6 @@ import type * as Domain from "./Domain.js"
 import { checkEnvelope, Ingest } from "./Ingest.js"
 import { ScheduledRepo } from "./ScheduledRepo.js"
 import { Settings } from "./Settings.js"
-import type { HttpErrors } from "@rec/platform"
 
 export type ScheduleResult =
   | { readonly _tag: "Scheduled"; readonly created: boolean; readonly event: Domain.ScheduledEvent }
@@ -35,7 +36,7 @@ export class Scheduler extends Effect.Service<Scheduler>()("nudging/Scheduler", 
 
     const now = Effect.map(clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
 
-    const schedule = (request: Domain.ScheduleRequest): Effect.Effect<ScheduleResult, import("@effect/sql/SqlError").SqlError> =>
+    const schedule = (request: Domain.ScheduleRequest): Effect.Effect<ScheduleResult, SqlError> =>
       Effect.gen(function*() {
         const envelope = checkEnvelope({ ...request, facts: request.facts })
         if (envelope.issues.length > 0) return { _tag: "Invalid", issues: envelope.issues } as const
