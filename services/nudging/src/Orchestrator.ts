@@ -1,32 +1,31 @@
 /**
- * The orchestrator: for a rule that fired, in one transaction per recipient, decides whether the
- * notification goes out and writes its record and deliveries.
+ * The orchestrator: for a rule that fired, decides whether the notification goes out to the
+ * recipient and writes its record and deliveries, in one SQL statement (one transaction, one
+ * round trip; `NotificationsRepo.admit`):
  *
- * Under a transaction-scoped advisory lock on (user, community), shared by every connection and
- * every instance on the database:
  * 1. the recipient's preferences (community row, else the user's row without a community, else
- *    defaults) choose the language and say whether notifications, and this kind, are on;
- * 2. the daily cap counts the notifications that went out to the recipient today (service time
- *    zone) and holds this one back at `max_per_day`;
- * 3. the record is inserted unless the rule already notified the recipient in this window (the
- *    partial unique index `notifications_dedup`); a duplicate is recorded as such;
- * 4. a notification that goes out gets one delivery per push subscription and e-mail address.
+ *    defaults) choose the language among the rendered templates and say whether notifications,
+ *    and this kind, are on;
+ * 2. the deduplication key (rule, recipient, community, window bucket) is inserted unless the
+ *    window already has one: its primary key is the deduplication; a duplicate is recorded as such;
+ * 3. the recipient's count of the (local) day is incremented only while below `max_per_day`
+ *    (`INSERT ... ON CONFLICT DO UPDATE ... WHERE delivered < max`: the row is locked and the
+ *    condition checked again on its latest version, so 20 concurrent ingests, or two instances,
+ *    never exceed the cap);
+ * 4. the record is written, and a notification that goes out gets one delivery per push
+ *    subscription and e-mail address.
  *
- * The cap and the record are written under the same lock, so 20 concurrent ingests, or two
- * instances, never exceed `max_per_day`; the unique index makes a duplicate impossible even
- * without the lock. Kinds that cannot be turned off (`editable: false`) are delivered whatever
- * the preferences and the cap say (they still count towards the cap).
+ * A statement sees one snapshot and is atomic: nothing is half-written. Kinds that cannot be
+ * turned off (`editable: false`) go out whatever the preferences and the cap say (they still
+ * count towards the cap).
  */
-import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
 import * as crypto from "node:crypto"
 import type * as Domain from "./Domain.js"
-import { type NewDelivery, type NewNotification, NotificationsRepo } from "./NotificationsRepo.js"
-import { PreferencesRepo } from "./PreferencesRepo.js"
-import { type CompiledRule, RuleBook, templateFor } from "./RuleBook.js"
+import { type AdmitStatement, NotificationsRepo, type SuppressionReason } from "./NotificationsRepo.js"
+import { type CompiledRule, RuleBook } from "./RuleBook.js"
 import { Settings } from "./Settings.js"
-import { SubscriptionsRepo } from "./SubscriptionsRepo.js"
 import * as Templates from "./Templates.js"
 import * as Windows from "./Windows.js"
 
@@ -46,7 +45,6 @@ export interface Admission {
   readonly now: number
 }
 
-export type SuppressionReason = "notifications_disabled" | "kind_opted_out" | "daily_cap_reached"
 
 export type Admitted =
   | {
@@ -76,24 +74,13 @@ export const isRecipientGroup = (userId: string): boolean => userId.startsWith("
 
 export class Orchestrator extends Effect.Service<Orchestrator>()("nudging/Orchestrator", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const notifications = yield* NotificationsRepo
-    const preferences = yield* PreferencesRepo
-    const subscriptions = yield* SubscriptionsRepo
     const book = yield* RuleBook
     const settings = yield* Settings
 
     const admit = (input: Admission): Effect.Effect<Admitted, SqlError> =>
-      sql.withTransaction(Effect.gen(function*() {
+      Effect.gen(function*() {
         const { rule } = input.rule
-        const now = new Date(input.now).toISOString()
-        yield* notifications.lockRecipient(input.userId, input.communityId)
-        const prefs = yield* preferences.effective(input.userId, input.communityId)
-
-        const languages = [input.language, prefs?.language, settings.defaultLanguage, "en"].filter(
-          (l): l is string => l !== undefined && l !== null && l !== ""
-        )
-        const template = templateFor(input.rule, languages)
         // The rule's own facts win over the context names (the grid's `event_type` fact is the
         // hazard, not the ingest's event type).
         const context: Record<string, unknown> = {
@@ -105,11 +92,16 @@ export class Orchestrator extends Effect.Service<Orchestrator>()("nudging/Orches
         for (const name of [...Object.keys(rule.required_facts), ...Object.keys(rule.optional_facts)]) {
           if (input.facts[name] !== undefined) context[name] = input.facts[name]
         }
-        let title: string
-        let body: string
+        // Every language of the rule, rendered: the statement picks the recipient's (their
+        // preference is read in the same statement), which saves a round trip per ingest.
+        const texts: Record<string, { title: string; body: string }> = {}
         try {
-          title = Templates.render(template.title, context, template.language)
-          body = Templates.render(template.body, context, template.language)
+          for (const [language, template] of input.rule.templates) {
+            texts[language] = {
+              title: Templates.render(template.title, context, language),
+              body: Templates.render(template.body, context, language)
+            }
+          }
         } catch (error) {
           if (error instanceof Templates.RenderError) {
             return { _tag: "RenderFailed", fact: error.fact, message: error.message } satisfies Admitted
@@ -117,34 +109,9 @@ export class Orchestrator extends Effect.Service<Orchestrator>()("nudging/Orches
           throw error
         }
 
-        const editable = (yield* book.current).kinds.get(rule.kind)?.editable ?? true
-        const maxPerDay = prefs?.maxPerDay ?? settings.maxPerDayDefault
-        let suppression: { reason: SuppressionReason; detail: string } | undefined
-        if (editable && prefs !== undefined && !prefs.enabled) {
-          suppression = { reason: "notifications_disabled", detail: "the recipient turned notifications off" }
-        } else if (editable && prefs !== undefined && prefs.disabledKinds.includes(rule.kind)) {
-          suppression = { reason: "kind_opted_out", detail: `the recipient turned off ${rule.kind} notifications` }
-        } else if (editable) {
-          const day = Windows.dayOf(input.now, settings.timeZone)
-          const delivered = yield* notifications.countDelivered(
-            input.userId,
-            input.communityId,
-            day.start.toISOString(),
-            day.end.toISOString()
-          )
-          if (delivered >= maxPerDay) {
-            suppression = {
-              reason: "daily_cap_reached",
-              detail: `${delivered} of at most ${maxPerDay} notifications already delivered today`
-            }
-          }
-        }
-
         const id = crypto.randomUUID()
-        const bucket = rule.dedup_window === "always"
-          ? `always:${id}`
-          : Windows.bucketOf(rule.dedup_window, input.now, settings.timeZone)
-        const record: NewNotification = {
+        const asked = input.language?.toLowerCase()
+        const statement: AdmitStatement = {
           id,
           ruleId: rule.id,
           eventType: input.eventType,
@@ -155,57 +122,58 @@ export class Orchestrator extends Effect.Service<Orchestrator>()("nudging/Orches
           type: rule.type,
           severity: rule.severity,
           kind: rule.kind,
-          language: template.language,
-          title,
-          body,
           url: rule.url,
-          facts: input.facts,
-          status: suppression === undefined ? "dispatched" : "suppressed",
-          reason: suppression?.reason ?? null,
+          facts: JSON.stringify(input.facts),
+          texts: JSON.stringify(texts),
+          languages: asked === undefined ? [] : [asked, asked.split("-")[0]!],
+          defaultLanguage: settings.defaultLanguage,
+          editable: (yield* book.current).kinds.get(rule.kind)?.editable ?? true,
+          defaultMaxPerDay: settings.maxPerDayDefault,
+          recipientGroup: isRecipientGroup(input.userId),
+          emails: JSON.stringify(input.emailRecipients),
           dedupWindow: rule.dedup_window,
-          windowBucket: bucket,
-          createdAt: now
+          windowBucket: rule.dedup_window === "always"
+            ? `always:${id}`
+            : Windows.bucketOf(rule.dedup_window, input.now, settings.timeZone),
+          day: Windows.bucketOf("daily", input.now, settings.timeZone),
+          createdAt: new Date(input.now).toISOString()
         }
-        if (!(yield* notifications.insertUnlessDuplicate(record))) {
-          const duplicateOf = yield* notifications.insertDuplicate(record)
-          if (duplicateOf === undefined) {
-            // The unique index refused the row, so the window's notification exists and the
-            // transaction sees it (the conflicting insert committed before ours could proceed).
-            return yield* Effect.dieMessage(`notification of ${rule.id} in ${bucket} refused as duplicate but not found`)
-          }
-          return { _tag: "Deduplicated", notificationId: id, duplicateOf, bucket } satisfies Admitted
+        // Once more when a concurrent duplicate committed after the statement's snapshot.
+        const result = (yield* notifications.admit(statement)) ?? (yield* notifications.admit(statement))
+        if (result === undefined) {
+          return yield* Effect.dieMessage(`notification of ${rule.id} in ${statement.windowBucket}: no record and no duplicate`)
         }
-        if (suppression !== undefined) {
-          return { _tag: "Suppressed", notificationId: id, ...suppression } satisfies Admitted
-        }
-
-        const deliveries: Array<NewDelivery> = []
-        if (!isRecipientGroup(input.userId)) {
-          for (const subscription of yield* subscriptions.forRecipient(input.userId, input.communityId)) {
-            deliveries.push({
-              id: crypto.randomUUID(),
+        switch (result._tag) {
+          case "Dispatched":
+            return {
+              _tag: "Dispatched",
               notificationId: id,
-              channel: "webpush",
-              subscriptionId: subscription.id,
-              destination: subscription.id
-            })
-          }
+              deliveryIds: result.deliveries.map((d) => d.id),
+              channels: result.deliveries.map((d) => d.channel)
+            } satisfies Admitted
+          case "Suppressed":
+            return {
+              _tag: "Suppressed",
+              notificationId: id,
+              reason: result.reason,
+              detail: suppressionDetail(result.reason, rule.kind, result.maxPerDay)
+            } satisfies Admitted
+          case "Deduplicated":
+            return { _tag: "Deduplicated", notificationId: id, duplicateOf: result.duplicateOf, bucket: statement.windowBucket } satisfies Admitted
         }
-        const addresses = new Map<string, string>()
-        for (const address of input.emailRecipients) addresses.set(address.toLowerCase(), address)
-        if (prefs?.emailEnabled && prefs.email !== null) addresses.set(prefs.email.toLowerCase(), prefs.email)
-        for (const address of addresses.values()) {
-          deliveries.push({ id: crypto.randomUUID(), notificationId: id, channel: "email", subscriptionId: null, destination: address })
-        }
-        yield* notifications.insertDeliveries(deliveries, now)
-        return {
-          _tag: "Dispatched",
-          notificationId: id,
-          deliveryIds: deliveries.map((d) => d.id),
-          channels: deliveries.map((d) => d.channel)
-        } satisfies Admitted
-      })).pipe(Effect.withSpan("Orchestrator.admit", { attributes: { "nudging.rule": input.rule.rule.id } }))
+      }).pipe(Effect.withSpan("Orchestrator.admit", { attributes: { "nudging.rule": input.rule.rule.id } }))
 
     return { admit }
   })
 }) {}
+
+const suppressionDetail = (reason: SuppressionReason, kind: string, maxPerDay: number) => {
+  switch (reason) {
+    case "notifications_disabled":
+      return "the recipient turned notifications off"
+    case "kind_opted_out":
+      return `the recipient turned off ${kind} notifications`
+    case "daily_cap_reached":
+      return `the recipient already had the most notifications a day (${maxPerDay}) today`
+  }
+}

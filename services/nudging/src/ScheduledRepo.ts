@@ -104,6 +104,9 @@ export class ScheduledRepo extends Effect.Service<ScheduledRepo>()("nudging/Sche
         Effect.asVoid
       )
 
-    return { upsert, byKey, cancel, lockNextDue, markDispatched, markFailed }
+    /** The daily counts of days before `day` (YYYY-MM-DD) are no longer read. */
+    const forgetCountsBefore = (day: string) => sql`DELETE FROM daily_counts WHERE day < ${day}`.pipe(Effect.asVoid)
+
+    return { upsert, byKey, cancel, lockNextDue, markDispatched, markFailed, forgetCountsBefore }
   })
 }) {}

@@ -20,6 +20,7 @@ import type * as Domain from "./Domain.js"
 import { checkEnvelope, Ingest } from "./Ingest.js"
 import { ScheduledRepo } from "./ScheduledRepo.js"
 import { Settings } from "./Settings.js"
+import * as Windows from "./Windows.js"
 
 export type ScheduleResult =
   | { readonly _tag: "Scheduled"; readonly created: boolean; readonly event: Domain.ScheduledEvent }
@@ -83,7 +84,11 @@ export class Scheduler extends Effect.Service<Scheduler>()("nudging/Scheduler", 
       body: (s) => Effect.map(runNext, (more) => ({ count: s.count + (more ? 1 : 0), more }))
     }).pipe(Effect.map((s) => s.count))
 
-    yield* runDue.pipe(
+    /** The cap's counts of days older than yesterday (in any time zone) go. */
+    const housekeeping = Effect.flatMap(clock.currentTimeMillis, (ms) =>
+      repo.forgetCountsBefore(Windows.bucketOf("daily", ms - 2 * 86_400_000, settings.timeZone)))
+
+    yield* Effect.zipRight(runDue, housekeeping).pipe(
       Effect.catchAllCause((cause) => Effect.logError("scheduled events poll failed", cause)),
       Effect.repeat(Schedule.spaced(settings.schedulerPoll)),
       Effect.forkScoped

@@ -208,7 +208,7 @@ layer(serviceLayer(), { excludeTestServices: true, timeout: "120 seconds" })("in
       const capped = yield* ingest(price)
       expect(capped.status).toBe(202)
       expect((capped.body as Domain.IngestSuppressed).outcomes[0]!.reason).toBe(
-        "daily_cap_reached: 1 of at most 1 notifications already delivered today"
+        "daily_cap_reached: the recipient already had the most notifications a day (1) today"
       )
     }))
 

@@ -1,8 +1,8 @@
 /**
- * The nudging schema: rules and kinds (from the seed), preferences, notifications (one record
- * per rule and recipient, the deduplication key being a partial unique index), deliveries (the
- * outbox of web push and e-mail, with retries), push subscriptions, scheduled events, settings
- * (generated VAPID keys and click-tracking secret).
+ * The nudging schema: rules and kinds (from the seed), preferences, notifications (the records
+ * recipients see, deduplicated ones included), their deduplication keys and the daily counts of
+ * the cap, deliveries (the outbox of web push and e-mail, with retries), push subscriptions,
+ * scheduled events, settings (generated VAPID keys and click-tracking secret).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
@@ -65,10 +65,25 @@ export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
       click_action text,
       deleted_at timestamptz
     )`,
-    // The deduplication: one notification per rule, recipient, community and window. Records
-    // of deduplicated attempts stay out of it.
-    sql`CREATE UNIQUE INDEX notifications_dedup ON notifications (rule_id, user_id, community_id, window_bucket)
-      WHERE status <> 'deduplicated'`,
+    // The deduplication: one notification per rule, recipient, community and window bucket.
+    sql`CREATE TABLE dedup_keys (
+      rule_id text NOT NULL,
+      user_id text NOT NULL,
+      community_id text NOT NULL,
+      window_bucket text NOT NULL,
+      notification_id text NOT NULL,
+      PRIMARY KEY (rule_id, user_id, community_id, window_bucket)
+    )`,
+    // The daily cap: notifications that went out per recipient and local day, incremented under
+    // the row's lock only while below the recipient's max_per_day.
+    sql`CREATE TABLE daily_counts (
+      user_id text NOT NULL,
+      community_id text NOT NULL,
+      day text NOT NULL,
+      delivered integer NOT NULL,
+      PRIMARY KEY (user_id, community_id, day)
+    )`,
+    sql`CREATE INDEX daily_counts_day ON daily_counts (day)`,
     sql`CREATE INDEX notifications_recipient ON notifications (user_id, community_id, created_at DESC)`,
     sql`CREATE TABLE push_subscriptions (
       id text PRIMARY KEY,
