@@ -45,8 +45,10 @@ export interface DeliveryRow {
   readonly dispatchedAt: string | null
 }
 
-/** A new notification, as the orchestrator decided it. */
-export interface NewNotification {
+export type SuppressionReason = "notifications_disabled" | "kind_opted_out" | "daily_cap_reached"
+
+/** What the orchestrator hands to `admit`: the record as far as JavaScript knows it. */
+export interface AdmitStatement {
   readonly id: string
   readonly ruleId: string
   readonly eventType: string
@@ -57,24 +59,43 @@ export interface NewNotification {
   readonly type: string
   readonly severity: string
   readonly kind: string
-  readonly language: string
-  readonly title: string
-  readonly body: string
   readonly url: string
-  readonly facts: unknown
-  readonly status: "dispatched" | "suppressed"
-  readonly reason: string | null
+  /** JSON of the checked facts. */
+  readonly facts: string
+  /** JSON `{language: {title, body}}`: the rule's templates rendered in each of their languages. */
+  readonly texts: string
+  /** The event's language (`facts.lang`) and its primary subtag, lower-case, when given. */
+  readonly languages: ReadonlyArray<string>
+  readonly defaultLanguage: string
+  /** A kind users cannot turn off: no gate, no cap (it still counts). */
+  readonly editable: boolean
+  readonly defaultMaxPerDay: number
+  readonly recipientGroup: boolean
+  /** JSON list of the event's e-mail addresses. */
+  readonly emails: string
   readonly dedupWindow: string
   readonly windowBucket: string
+  /** The recipient's local day (the cap's). */
+  readonly day: string
   readonly createdAt: string
 }
 
-export interface NewDelivery {
-  readonly id: string
-  readonly notificationId: string
-  readonly channel: Domain.Channel
-  readonly subscriptionId: string | null
-  readonly destination: string
+export type AdmitResult =
+  | {
+    readonly _tag: "Dispatched"
+    readonly deliveries: ReadonlyArray<{ readonly id: string; readonly channel: Domain.Channel }>
+    readonly language: string
+  }
+  | { readonly _tag: "Suppressed"; readonly reason: SuppressionReason; readonly maxPerDay: number }
+  | { readonly _tag: "Deduplicated"; readonly duplicateOf: string }
+
+interface AdmitRow {
+  readonly status: "dispatched" | "suppressed" | null
+  readonly reason: string | null
+  readonly duplicateOf: string | null
+  readonly maxPerDay: number
+  readonly language: string
+  readonly deliveries: ReadonlyArray<{ readonly id: string; readonly channel: Domain.Channel }>
 }
 
 export const toNotification = (row: NotificationRow, deliveries: ReadonlyArray<DeliveryRow>): Domain.Notification => ({
@@ -119,9 +140,6 @@ const notificationColumns = `id, rule_id, event_type, scenario, user_id, communi
 
 const deliveryColumns = "id, notification_id, channel, destination, status, attempts, error, next_attempt_at, dispatched_at"
 
-/** Lock keys of recipients: one per (user, community), shared by every instance. */
-const recipientLockClass = 0x6e6f7469 // "noti"
-
 export class NotificationsRepo extends Effect.Service<NotificationsRepo>()("nudging/NotificationsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -129,72 +147,108 @@ export class NotificationsRepo extends Effect.Service<NotificationsRepo>()("nudg
     const deliveryCols = sql.literal(deliveryColumns)
 
     /**
-     * Serialises the orchestration of one recipient until the transaction ends, across
-     * connections and instances: the daily cap is read and the record written under it.
+     * The orchestrator's write, one statement (so one transaction, atomic; see Orchestrator.ts):
+     * preferences, the language, the gates, the deduplication key, the daily count, the record and
+     * its deliveries. `undefined` when a concurrent duplicate committed after this statement's
+     * snapshot was taken (the caller runs it again, and then sees the duplicate).
      */
-    const lockRecipient = (userId: string, communityId: string) =>
-      sql`SELECT pg_advisory_xact_lock(${recipientLockClass}, hashtext(${JSON.stringify([userId, communityId])}))`.pipe(
-        Effect.asVoid
-      )
-
-    /** Notifications that reached the recipient (or were meant to) in [from, to). */
-    const countDelivered = (userId: string, communityId: string, from: string, to: string) =>
+    const admit = (a: AdmitStatement): Effect.Effect<AdmitResult | undefined, SqlError> =>
       Effect.map(
-        sql<{ n: number }>`SELECT count(*)::int AS n FROM notifications
-          WHERE user_id = ${userId} AND community_id = ${communityId}
-            AND status IN ('dispatched', 'failed') AND created_at >= ${from} AND created_at < ${to}`,
-        (rows) => rows[0]?.n ?? 0
-      )
-
-    /** Inserts unless the window already has a notification of the rule; `false` then. */
-    const insertUnlessDuplicate = (n: NewNotification): Effect.Effect<boolean, SqlError> =>
-      Effect.map(
-        sql`INSERT INTO notifications (id, rule_id, event_type, scenario, user_id, community_id, family, type,
-            severity, kind, language, title, body, url, facts, status, reason, dedup_window, window_bucket, created_at)
-          VALUES (${n.id}, ${n.ruleId}, ${n.eventType}, ${n.scenario}, ${n.userId}, ${n.communityId}, ${n.family},
-            ${n.type}, ${n.severity}, ${n.kind}, ${n.language}, ${n.title}, ${n.body}, ${n.url},
-            ${JSON.stringify(n.facts)}::jsonb, ${n.status}, ${n.reason}, ${n.dedupWindow}, ${n.windowBucket},
-            ${n.createdAt})
-          ON CONFLICT (rule_id, user_id, community_id, window_bucket) WHERE status <> 'deduplicated' DO NOTHING
-          RETURNING id`,
-        (rows) => rows.length === 1
-      )
-
-    /** Records a deduplicated attempt pointing at the window's notification; its id. */
-    const insertDuplicate = (n: NewNotification) =>
-      Effect.map(
-        sql<{ duplicateOf: string }>`INSERT INTO notifications (id, rule_id, event_type, scenario, user_id, community_id,
-            family, type, severity, kind, language, title, body, url, facts, status, reason, duplicate_of, dedup_window,
-            window_bucket, created_at)
-          SELECT ${n.id}, ${n.ruleId}, ${n.eventType}, ${n.scenario}, ${n.userId}, ${n.communityId}, ${n.family},
-            ${n.type}, ${n.severity}, ${n.kind}, ${n.language}, ${n.title}, ${n.body}, ${n.url},
-            ${JSON.stringify(n.facts)}::jsonb, 'deduplicated', ${`already notified in window ${n.windowBucket}`}, original.id,
-            ${n.dedupWindow}, ${n.windowBucket}, ${n.createdAt}
-          FROM notifications original
-          WHERE original.rule_id = ${n.ruleId} AND original.user_id = ${n.userId}
-            AND original.community_id = ${n.communityId} AND original.window_bucket = ${n.windowBucket}
-            AND original.status <> 'deduplicated'
-          RETURNING duplicate_of`,
-        (rows) => rows[0]?.duplicateOf
-      )
-
-    const insertDeliveries = (deliveries: ReadonlyArray<NewDelivery>, now: string) =>
-      deliveries.length === 0
-        ? Effect.void
-        : sql`INSERT INTO deliveries ${
-          sql.insert(deliveries.map((d) => ({
-            id: d.id,
-            notificationId: d.notificationId,
-            channel: d.channel,
-            subscriptionId: d.subscriptionId,
-            destination: d.destination,
-            status: "pending",
-            attempts: 0,
-            nextAttemptAt: now,
-            createdAt: now,
-            updatedAt: now
-          })))
-        }`.pipe(Effect.asVoid)
+        sql<AdmitRow>`WITH p AS (
+            SELECT language, max_per_day, enabled, disabled_kinds, email_enabled, email FROM preferences
+            WHERE user_id = ${a.userId} AND community_id IN (${a.communityId}, '')
+            ORDER BY community_id = ${a.communityId} DESC LIMIT 1
+          ),
+          lang AS (
+            SELECT candidate.l AS language FROM (VALUES
+              (1, ${a.languages[0] ?? null}::text), (2, ${a.languages[1] ?? null}::text),
+              (3, lower((SELECT language FROM p))), (4, split_part(lower((SELECT language FROM p)), '-', 1)),
+              (5, ${a.defaultLanguage}::text), (6, 'en')) AS candidate(o, l)
+            WHERE candidate.l IS NOT NULL AND ${a.texts}::jsonb ? candidate.l
+            ORDER BY candidate.o LIMIT 1
+          ),
+          gate AS (
+            SELECT CASE
+              WHEN NOT ${a.editable}::boolean THEN NULL
+              WHEN NOT COALESCE((SELECT enabled FROM p), true) THEN 'notifications_disabled'
+              WHEN COALESCE((SELECT disabled_kinds FROM p), '[]'::jsonb) @> to_jsonb(${a.kind}::text) THEN 'kind_opted_out'
+            END AS reason,
+            COALESCE((SELECT max_per_day FROM p), ${a.defaultMaxPerDay}::int) AS max_per_day
+          ),
+          k AS (
+            INSERT INTO dedup_keys (rule_id, user_id, community_id, window_bucket, notification_id)
+            VALUES (${a.ruleId}, ${a.userId}, ${a.communityId}, ${a.windowBucket}, ${a.id})
+            ON CONFLICT DO NOTHING
+            RETURNING notification_id
+          ),
+          c AS (
+            INSERT INTO daily_counts (user_id, community_id, day, delivered)
+            SELECT ${a.userId}, ${a.communityId}, ${a.day}, 1 FROM k, gate WHERE gate.reason IS NULL
+            ON CONFLICT (user_id, community_id, day) DO UPDATE SET delivered = daily_counts.delivered + 1
+            WHERE NOT ${a.editable}::boolean OR daily_counts.delivered < (SELECT max_per_day FROM gate)
+            RETURNING delivered
+          ),
+          n AS (
+            INSERT INTO notifications (id, rule_id, event_type, scenario, user_id, community_id, family, type, severity,
+              kind, language, title, body, url, facts, status, reason, dedup_window, window_bucket, created_at)
+            SELECT ${a.id}, ${a.ruleId}, ${a.eventType}, ${a.scenario}, ${a.userId}, ${a.communityId}, ${a.family},
+              ${a.type}, ${a.severity}, ${a.kind}, lang.language, ${a.texts}::jsonb -> lang.language ->> 'title',
+              ${a.texts}::jsonb -> lang.language ->> 'body', ${a.url}, ${a.facts}::jsonb,
+              CASE WHEN EXISTS (SELECT 1 FROM c) THEN 'dispatched' ELSE 'suppressed' END,
+              CASE WHEN EXISTS (SELECT 1 FROM c) THEN NULL ELSE COALESCE(gate.reason, 'daily_cap_reached') END,
+              ${a.dedupWindow}, ${a.windowBucket}, ${a.createdAt}
+            FROM k, gate, lang
+            RETURNING status, reason
+          ),
+          d AS (
+            INSERT INTO deliveries (id, notification_id, channel, subscription_id, destination, status, attempts,
+              next_attempt_at, created_at, updated_at)
+            SELECT gen_random_uuid()::text, ${a.id}, target.channel, target.subscription_id, target.destination,
+              'pending', 0, ${a.createdAt}, ${a.createdAt}, ${a.createdAt}
+            FROM c, (
+              SELECT 'webpush' AS channel, s.id AS subscription_id, s.id AS destination
+              FROM push_subscriptions s
+              WHERE NOT ${a.recipientGroup}::boolean AND s.user_id = ${a.userId} AND s.enabled
+                AND (${a.communityId} = '' OR s.community_id IN (${a.communityId}, ''))
+              UNION ALL
+              SELECT 'email', NULL, address.a FROM (
+                SELECT DISTINCT ON (lower(x.a)) x.a FROM (
+                  SELECT jsonb_array_elements_text(${a.emails}::jsonb) AS a
+                  UNION ALL
+                  SELECT email FROM p WHERE email_enabled AND email IS NOT NULL
+                ) x ORDER BY lower(x.a)
+              ) address
+            ) target
+            RETURNING id, channel
+          ),
+          dup AS (
+            INSERT INTO notifications (id, rule_id, event_type, scenario, user_id, community_id, family, type, severity,
+              kind, language, title, body, url, facts, status, reason, duplicate_of, dedup_window, window_bucket, created_at)
+            SELECT ${a.id}, ${a.ruleId}, ${a.eventType}, ${a.scenario}, ${a.userId}, ${a.communityId}, ${a.family},
+              ${a.type}, ${a.severity}, ${a.kind}, lang.language, ${a.texts}::jsonb -> lang.language ->> 'title',
+              ${a.texts}::jsonb -> lang.language ->> 'body', ${a.url}, ${a.facts}::jsonb, 'deduplicated',
+              ${`already notified in window ${a.windowBucket}`}, key.notification_id, ${a.dedupWindow}, ${a.windowBucket},
+              ${a.createdAt}
+            FROM dedup_keys key, lang
+            WHERE NOT EXISTS (SELECT 1 FROM k) AND key.rule_id = ${a.ruleId} AND key.user_id = ${a.userId}
+              AND key.community_id = ${a.communityId} AND key.window_bucket = ${a.windowBucket}
+            RETURNING duplicate_of
+          )
+          SELECT (SELECT status FROM n) AS status, (SELECT reason FROM n) AS reason,
+            (SELECT duplicate_of FROM dup) AS duplicate_of, (SELECT max_per_day FROM gate) AS max_per_day,
+            (SELECT language FROM lang) AS language,
+            COALESCE((SELECT json_agg(json_build_object('id', id, 'channel', channel) ORDER BY channel, id) FROM d), '[]'::json)
+              AS deliveries`,
+        (rows): AdmitResult | undefined => {
+          const row = rows[0]!
+          if (row.status !== null) {
+            return row.status === "dispatched"
+              ? { _tag: "Dispatched", deliveries: row.deliveries, language: row.language }
+              : { _tag: "Suppressed", reason: row.reason as SuppressionReason, maxPerDay: row.maxPerDay }
+          }
+          return row.duplicateOf === null ? undefined : { _tag: "Deduplicated", duplicateOf: row.duplicateOf }
+        }
+      ).pipe(Effect.withSpan("NotificationsRepo.admit"))
 
     const deliveriesOf = (ids: ReadonlyArray<string>) =>
       ids.length === 0
@@ -273,11 +327,7 @@ export class NotificationsRepo extends Effect.Service<NotificationsRepo>()("nudg
       )
 
     return {
-      lockRecipient,
-      countDelivered,
-      insertUnlessDuplicate,
-      insertDuplicate,
-      insertDeliveries,
+      admit,
       list,
       find,
       ownerOf,
