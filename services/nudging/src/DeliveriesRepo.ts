@@ -6,6 +6,7 @@
  * `gone`.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import type * as Domain from "./Domain.js"
 
@@ -39,40 +40,42 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("nudging/De
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const jobs = (ids: ReadonlyArray<string>) =>
-      ids.length === 0 ? Effect.succeed([] as ReadonlyArray<Job>) : sql<Job>`SELECT d.id, d.notification_id, d.channel,
-          d.destination, d.attempts, d.subscription_id, s.endpoint, s.p256dh, s.auth, s.enabled AS subscription_enabled,
+    /** The claimed deliveries with what sending them needs (one statement with the claim). */
+    const withJobs = (claim: Statement.Statement<unknown>) =>
+      sql<Job>`WITH claimed AS (${claim})
+        SELECT claimed.id, claimed.notification_id, claimed.channel, claimed.destination, claimed.attempts,
+          claimed.subscription_id, s.endpoint, s.p256dh, s.auth, s.enabled AS subscription_enabled,
           n.rule_id, n.user_id, n.title, n.body, n.url, n.severity, n.language
-        FROM deliveries d
-        JOIN notifications n ON n.id = d.notification_id
-        LEFT JOIN push_subscriptions s ON s.id = d.subscription_id
-        WHERE ${sql.in("d.id", ids)}`
+        FROM claimed
+        JOIN notifications n ON n.id = claimed.notification_id
+        LEFT JOIN push_subscriptions s ON s.id = claimed.subscription_id`
+
+    const claimed = sql.literal("d.id, d.notification_id, d.channel, d.destination, d.attempts, d.subscription_id")
 
     /** Claims these deliveries if they are still pending (the ones an ingest just committed). */
     const claim = (ids: ReadonlyArray<string>, now: string, leaseUntil: string) =>
-      ids.length === 0 ? Effect.succeed([] as ReadonlyArray<Job>) : Effect.flatMap(
-        sql<{ id: string }>`UPDATE deliveries d
+      ids.length === 0 ? Effect.succeed([] as ReadonlyArray<Job>) : withJobs(sql`UPDATE deliveries d
           SET status = 'sending', attempts = d.attempts + 1, lease_until = ${leaseUntil}, updated_at = ${now}
           FROM (SELECT id FROM deliveries WHERE ${sql.in("id", ids)} AND status = 'pending'
-                FOR UPDATE SKIP LOCKED) claimed
-          WHERE d.id = claimed.id
-          RETURNING d.id`,
-        (rows) => jobs(rows.map((r) => r.id))
-      )
+                FOR UPDATE SKIP LOCKED) due
+          WHERE d.id = due.id
+          RETURNING ${claimed}`)
 
     /** Claims up to `limit` deliveries that are due, and `sending` ones whose lease expired. */
     const claimDue = (now: string, leaseUntil: string, limit: number) =>
-      Effect.flatMap(
-        sql<{ id: string }>`UPDATE deliveries d
+      withJobs(sql`UPDATE deliveries d
           SET status = 'sending', attempts = d.attempts + 1, lease_until = ${leaseUntil}, updated_at = ${now}
           FROM (SELECT id FROM deliveries
                 WHERE (status = 'pending' AND next_attempt_at <= ${now}) OR (status = 'sending' AND lease_until < ${now})
                 ORDER BY next_attempt_at LIMIT ${limit}
                 FOR UPDATE SKIP LOCKED) due
           WHERE d.id = due.id
-          RETURNING d.id`,
-        (rows) => jobs(rows.map((r) => r.id))
-      )
+          RETURNING ${claimed}`)
+
+    /** Deliveries the push service or mail server accepted, in one statement. */
+    const dispatched = (ids: ReadonlyArray<string>, now: string) =>
+      ids.length === 0 ? Effect.void : sql`UPDATE deliveries SET status = 'dispatched', dispatched_at = ${now}, error = NULL,
+        next_attempt_at = NULL, lease_until = NULL, updated_at = ${now} WHERE ${sql.in("id", ids)}`.pipe(Effect.asVoid)
 
     const complete = (job: Job, completion: Completion, now: string) =>
       Effect.gen(function*() {
@@ -99,6 +102,6 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("nudging/De
         }
       }).pipe(Effect.asVoid)
 
-    return { claim, claimDue, complete }
+    return { claim, claimDue, dispatched, complete }
   })
 }) {}

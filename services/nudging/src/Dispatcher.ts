@@ -14,6 +14,7 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberSet from "effect/FiberSet"
+import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import { ClickTracking } from "./ClickTracking.js"
 import { type Completion, DeliveriesRepo, type Job } from "./DeliveriesRepo.js"
@@ -22,8 +23,8 @@ import { Settings } from "./Settings.js"
 import { SubscriptionsRepo } from "./SubscriptionsRepo.js"
 import { WebPush } from "./WebPush.js"
 
-/** Deliveries sent at once by one instance. */
-const concurrency = 8
+/** Deliveries sent at once by one instance, and claimed per statement. */
+const concurrency = 32
 const batch = 50
 
 export class Dispatcher extends Effect.Service<Dispatcher>()("nudging/Dispatcher", {
@@ -35,6 +36,7 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("nudging/Dispatcher
     const clicks = yield* ClickTracking
     const settings = yield* Settings
     const fibers = yield* FiberSet.make()
+    const sending = yield* Effect.makeSemaphore(concurrency)
     const clock = yield* Effect.clock
     const lease = Duration.times(Duration.max(settings.pushTimeout, Duration.seconds(20)), 3)
 
@@ -92,18 +94,23 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("nudging/Dispatcher
         }
       })
 
-    const deliver = (job: Job) =>
+    /** Sends a batch at once (at most `concurrency` pushes or e-mails in flight), then records the results. */
+    const deliverAll = (jobs: ReadonlyArray<Job>) =>
       Effect.gen(function*() {
-        const completion = yield* attempt(job)
-        yield* repo.complete(job, completion, iso(yield* clock.currentTimeMillis))
-        if (completion._tag !== "Dispatched") {
+        if (jobs.length === 0) return
+        const completions = yield* Effect.forEach(jobs, (job) =>
+          sending.withPermits(1)(attempt(job)).pipe(
+            Effect.map((completion) => [job, completion] as const),
+            Effect.withSpan("Dispatcher.attempt", { attributes: { "nudging.channel": job.channel, "nudging.attempt": job.attempts } })
+          ), { concurrency: "unbounded" })
+        const now = iso(yield* clock.currentTimeMillis)
+        yield* repo.dispatched(completions.flatMap(([job, c]) => (c._tag === "Dispatched" ? [job.id] : [])), now)
+        for (const [job, completion] of completions) {
+          if (completion._tag === "Dispatched") continue
+          yield* repo.complete(job, completion, now)
           yield* Effect.logWarning(`delivery ${job.id} (${job.channel}) ${completion._tag.toLowerCase()}: ${completion.error}`)
         }
-      }).pipe(
-        Effect.withSpan("Dispatcher.deliver", { attributes: { "nudging.channel": job.channel, "nudging.attempt": job.attempts } })
-      )
-
-    const deliverAll = (jobs: ReadonlyArray<Job>) => Effect.forEach(jobs, deliver, { concurrency, discard: true })
+      })
 
     /** Claims and sends the deliveries that are due; how many were claimed. */
     const runDue = Effect.gen(function*() {
@@ -113,16 +120,22 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("nudging/Dispatcher
       return jobs.length
     }).pipe(Effect.withSpan("Dispatcher.runDue"))
 
-    /** Sends these (just committed) deliveries in the background. */
-    const kick = (ids: ReadonlyArray<string>) =>
-      ids.length === 0 ? Effect.void : FiberSet.run(
-        fibers,
-        Effect.gen(function*() {
-          const now = yield* clock.currentTimeMillis
-          const jobs = yield* repo.claim(ids, iso(now), iso(now + Duration.toMillis(lease)))
-          yield* deliverAll(jobs)
-        }).pipe(Effect.catchAllCause((cause) => Effect.logError("sending deliveries failed; the poller retries them", cause)))
-      ).pipe(Effect.asVoid)
+    // Deliveries just committed by ingests: claimed together (one statement per batch) and sent
+    // in the background; whatever is lost here (a claim another instance won, a crash) the poll
+    // below finds.
+    const kicked = yield* Queue.unbounded<string>()
+    const claimKicked = Effect.gen(function*() {
+      const ids = yield* Queue.takeBetween(kicked, 1, batch)
+      const now = yield* clock.currentTimeMillis
+      const jobs = yield* repo.claim([...ids], iso(now), iso(now + Duration.toMillis(lease)))
+      yield* FiberSet.run(fibers, deliverAll(jobs).pipe(
+        Effect.catchAllCause((cause) => Effect.logError("sending deliveries failed; the poller retries them", cause))
+      ))
+    }).pipe(Effect.catchAllCause((cause) => Effect.logError("claiming deliveries failed; the poller retries them", cause)))
+    yield* claimKicked.pipe(Effect.forever, Effect.forkScoped)
+
+    /** Hands these (just committed) deliveries to the sender. */
+    const kick = (ids: ReadonlyArray<string>) => (ids.length === 0 ? Effect.void : Queue.offerAll(kicked, ids).pipe(Effect.asVoid))
 
     /** Runs batches until none is due. */
     const drain = Effect.iterate(batch, { while: (n) => n === batch, body: () => runDue })
@@ -136,8 +149,12 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("nudging/Dispatcher
     return {
       kick,
       runDue,
-      /** Waits for every background send started by `kick` (tests, shutdown). */
-      awaitIdle: FiberSet.awaitEmpty(fibers)
+      /** Waits until every kicked delivery was claimed and its send finished (tests, benchmarks). */
+      awaitIdle: Effect.gen(function*() {
+        while ((yield* Queue.size(kicked)) > 0 || (yield* FiberSet.size(fibers)) > 0) {
+          yield* Effect.sleep("10 millis")
+        }
+      })
     }
   })
 }) {}

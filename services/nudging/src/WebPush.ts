@@ -101,10 +101,20 @@ export class WebPush extends Effect.Service<WebPush>()("nudging/WebPush", {
     const keys = yield* Keys
     const settings = yield* Settings
     const client = yield* HttpClient.HttpClient
-    const vapid = {
-      subject: keys.vapid.subject,
-      publicKey: keys.vapid.publicKey,
-      privateKey: Redacted.value(keys.vapid.privateKey)
+    const privateKey = Redacted.value(keys.vapid.privateKey)
+
+    // One VAPID JWT per push service origin for 12 hours (renewed an hour before it expires):
+    // signing it is the dearest part of a push, and push services accept it until `exp`.
+    const vapidHeaders = new Map<string, { readonly authorization: string; readonly expires: number }>()
+    const vapidLifetime = 12 * 3600
+    const authorizationFor = (endpoint: string, nowSeconds: number) => {
+      const audience = new URL(endpoint).origin
+      const cached = vapidHeaders.get(audience)
+      if (cached !== undefined && cached.expires - 3600 > nowSeconds) return cached.authorization
+      const expires = nowSeconds + vapidLifetime
+      const headers = webpush.getVapidHeaders(audience, keys.vapid.subject, keys.vapid.publicKey, privateKey, "aes128gcm", expires)
+      vapidHeaders.set(audience, { authorization: headers.Authorization, expires })
+      return headers.Authorization
     }
 
     const send = (target: Target, payload: PushPayload, severity: Domain.Severity): Effect.Effect<SendResult> =>
@@ -112,18 +122,18 @@ export class WebPush extends Effect.Service<WebPush>()("nudging/WebPush", {
         if (!endpointAllowed(settings.pushEndpoints, target.endpoint)) {
           return { _tag: "Rejected", message: "the endpoint is not an allowed push service (WEBPUSH_ALLOWED_ENDPOINTS)" } as const
         }
-        const details = yield* Effect.try(() =>
-          webpush.generateRequestDetails(
+        // The push service checks `exp` against its own clock: the wall clock, whatever the
+        // service's logic is told the time is.
+        const nowSeconds = Math.floor(Date.now() / 1000)
+        const details = yield* Effect.try(() => {
+          // Encrypted for the subscription's keys; the VAPID header is the cached one.
+          const request = webpush.generateRequestDetails(
             { endpoint: target.endpoint, keys: { p256dh: target.p256dh, auth: target.auth } },
             JSON.stringify(payload),
-            {
-              vapidDetails: vapid,
-              TTL: settings.pushTtlSeconds,
-              urgency: urgencyOf(severity),
-              contentEncoding: "aes128gcm"
-            }
+            { TTL: settings.pushTtlSeconds, urgency: urgencyOf(severity), contentEncoding: "aes128gcm" }
           )
-        ).pipe(Effect.either)
+          return { ...request, headers: { ...request.headers, Authorization: authorizationFor(target.endpoint, nowSeconds) } }
+        }).pipe(Effect.either)
         if (details._tag === "Left") {
           const cause = details.left.error
           return { _tag: "Rejected", message: `cannot encrypt for this subscription: ${cause instanceof Error ? cause.message : String(cause)}` } as const
