@@ -5,7 +5,10 @@
 // (`pnpm build`); PostgreSQL from TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres),
 // skipped with a note when it does not answer.
 //
-//   node bench/nudging/run.mjs [--operations 2000] [--concurrency 10] [--duration 10] [--connections 10]
+//   node bench/nudging/run.mjs [--operations 2000] [--concurrency 10] [--duration 10] [--connections 10] [--cpu-prof]
+//
+// --cpu-prof writes a V8 profile of each measuring process to bench/results/profiles/
+// (summarise with bench/service-kit/profile-summary.mjs).
 //
 // Per backend, in a child process (bench/nudging/service.mjs) running the service with its pool:
 // baseline (INSERT alone), ingest in process (Ingest.ingest: rule lookup, facts, condition,
@@ -30,7 +33,8 @@ const { values } = parseArgs({
     operations: { type: "string", default: "2000" },
     concurrency: { type: "string", default: "10" },
     duration: { type: "string", default: "10" },
-    connections: { type: "string", default: "10" }
+    connections: { type: "string", default: "10" },
+    "cpu-prof": { type: "boolean", default: false }
   }
 })
 const requireFromService = createRequire(path.join(root, "services/nudging/package.json"))
@@ -69,6 +73,12 @@ const pushOrigin = `http://127.0.0.1:${pushService.address().port}`
 const lines = (child) => {
   const queue = []
   const waiters = []
+  child.once("exit", (code) => {
+    if (code !== 0) {
+      console.error(`the measuring process stopped with code ${code}`)
+      process.exit(1)
+    }
+  })
   readline.createInterface({ input: child.stdout }).on("line", (line) => {
     if (!line.startsWith("{")) return
     const message = JSON.parse(line)
@@ -81,7 +91,10 @@ const lines = (child) => {
 
 const measureBackend = async (name, databaseUrl) => {
   console.log(`${name}: baseline and ingest in process (${values.operations} each, concurrency ${values.concurrency})...`)
-  const child = spawn(process.execPath, [path.join(root, "bench/nudging/service.mjs")], {
+  const profile = values["cpu-prof"]
+    ? ["--cpu-prof", `--cpu-prof-dir=${path.join(root, "bench/results/profiles")}`, `--cpu-prof-name=nudging-${name}.cpuprofile`]
+    : []
+  const child = spawn(process.execPath, [...profile, path.join(root, "bench/nudging/service.mjs")], {
     cwd: root,
     env: {
       ...process.env,
@@ -134,7 +147,7 @@ const measureBackend = async (name, databaseUrl) => {
       per_second: Math.round(result.requests.average),
       p50_ms: result.latency.p50,
       p99_ms: result.latency.p99,
-      statuses: { "2xx": result["2xx"], non_2xx: result.non2xx, errors: result.errors + result.timeouts }
+      statuses: { ...Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count])), errors: result.errors + result.timeouts }
     },
     pushes_received_during_http_and_drain: pushes - pushesBefore
   }
@@ -183,16 +196,20 @@ for (const [name, r] of Object.entries(results.backends)) {
     console.log(`\n${name}: skipped (${r.skipped})`)
     continue
   }
-  r.ratio = Math.round((r.ingest_in_process.mean_ms / ((r.baseline.mean_ms + r.baseline_again.mean_ms) / 2)) * 100) / 100
+  const base = (r.baseline.mean_ms + r.baseline_again.mean_ms) / 2
+  r.ratio = Math.round((r.ingest_in_process.mean_ms / base) * 100) / 100
+  r.ratio_without_deliveries = Math.round((r.ingest_without_deliveries.mean_ms / base) * 100) / 100
   r.goal_at_most_4x = r.ratio <= 4
   console.log(`\n${name}`)
   console.log(`| ${"run".padEnd(34)} |   ops/s | p50 ms  | p99 ms  | mean ms |`)
   console.log(`|${"-".repeat(36)}|${"-".repeat(9)}|${"-".repeat(9)}|${"-".repeat(9)}|${"-".repeat(9)}|`)
   console.log(row("baseline: notification INSERT", r.baseline))
-  console.log(row("ingest in process", r.ingest_in_process))
+  console.log(row("ingest, recipients without push", r.ingest_without_deliveries))
+  console.log(row("ingest with web push (in process)", r.ingest_in_process))
   console.log(row("baseline again", r.baseline_again))
   console.log(row("POST /ingest-event (HTTP)", r.ingest_http))
-  console.log(`ingest / baseline (mean latency): ${r.ratio} (goal <= 4: ${r.goal_at_most_4x ? "met" : "not met"}); ` +
+  console.log(`ingest with web push / baseline (mean latency): ${r.ratio} (goal <= 4: ${r.goal_at_most_4x ? "met" : "not met"}); ` +
+    `without deliveries: ${r.ratio_without_deliveries}; ` +
     `in-process statuses ${JSON.stringify(r.ingest_in_process.statuses)}, HTTP ${JSON.stringify(r.ingest_http.statuses)}`)
   console.log(`deliveries ${JSON.stringify(r.deliveries)} (pending after drain: ${r.pending_after_drain}, drained in ${r.drain_ms} ms); ` +
     `pushes received during HTTP and drain: ${r.pushes_received_during_http_and_drain}`)

@@ -2,8 +2,8 @@
 // configured by the environment run.mjs sets: DATABASE_URL, PLATFORM_OIDC_BASE_URL, ...) with
 // its database pool, and in that process, through that pool:
 //
-// 1. the baseline: the orchestrator's notification INSERT alone (NotificationsRepo's
-//    insertUnlessDuplicate, the very statement an ingest runs), one autocommit transaction each;
+// 1. the baseline: the notification record's INSERT alone (the row an ingest writes, with the
+//    same columns and values), one autocommit statement each, through the service's pool;
 // 2. ingest in process: Ingest.ingest for `botanswer` events (a rule without deduplication) of
 //    recipients that each have a push subscription at the local push service, so every ingest
 //    writes a notification and a web push delivery that the dispatcher sends right after;
@@ -33,7 +33,6 @@ const SqlClient = await esm("@effect/sql", "./SqlClient")
 const HttpServer = await esm("@effect/platform", "./HttpServer")
 const { Http } = await import(pathToFileURL(path.join(service, "dist/index.js")).href)
 const { Ingest } = await import(pathToFileURL(path.join(service, "dist/Ingest.js")).href)
-const { NotificationsRepo } = await import(pathToFileURL(path.join(service, "dist/NotificationsRepo.js")).href)
 const { Dispatcher } = await import(pathToFileURL(path.join(service, "dist/Dispatcher.js")).href)
 
 const count = Number(process.env.BENCH_OPERATIONS ?? "2000")
@@ -74,7 +73,6 @@ const context = await Effect.runPromise(
 const run = (effect) => Effect.runPromise(Effect.provide(effect, context).pipe(Effect.provide(Logger.minimumLogLevel(LogLevel.Warning))))
 
 const sql = Context.get(context, SqlClient.SqlClient)
-const repo = Context.get(context, NotificationsRepo)
 const ingest = Context.get(context, Ingest)
 const dispatcher = Context.get(context, Dispatcher)
 const address = await run(HttpServer.addressFormattedWith((a) => Effect.succeed(a)))
@@ -85,6 +83,9 @@ const ecdh = crypto.createECDH("prime256v1")
 ecdh.generateKeys()
 const keys = { p256dh: ecdh.getPublicKey().toString("base64url"), auth: crypto.randomBytes(16).toString("base64url") }
 const now = new Date().toISOString()
+await run(Effect.forEach(Array.from({ length: recipients }, (_, i) => i), (i) =>
+  sql`INSERT INTO preferences (user_id, community_id, max_per_day, created_at, updated_at)
+    VALUES (${`quiet-${i}`}, ${community}, 100, ${now}, ${now})`, { concurrency: 1, discard: true }))
 await run(Effect.forEach(Array.from({ length: recipients * 2 }, (_, i) => i), (i) =>
   Effect.all([
     sql`INSERT INTO push_subscriptions (id, user_id, community_id, endpoint, p256dh, auth, enabled, created_at, updated_at)
@@ -93,50 +94,40 @@ await run(Effect.forEach(Array.from({ length: recipients * 2 }, (_, i) => i), (i
       VALUES (${`bench-${i}`}, ${community}, 100, ${now}, ${now})`
   ]), { concurrency: 1, discard: true }))
 
-const record = () => {
+/** The notification record as an ingest writes it, inserted alone. */
+const insertRecord = () => {
   const id = crypto.randomUUID()
-  return {
-    id,
-    ruleId: "botanswer",
-    eventType: "botanswer",
-    scenario: "botanswer",
-    userId: `baseline-${id.slice(0, 8)}`,
-    communityId: community,
-    family: "system",
-    type: "informative",
-    severity: "info",
-    kind: "service_messages",
-    language: "en",
-    title: "The assistant has answered",
-    body: "The answer to your question is ready in the assistant.",
-    url: "/assistant",
-    facts: { facts_version: "1.0", scenario: "botanswer", status: "answered" },
-    status: "dispatched",
-    reason: null,
-    dedupWindow: "always",
-    windowBucket: `always:${id}`,
-    createdAt: new Date().toISOString()
-  }
+  const at = new Date().toISOString()
+  return sql`INSERT INTO notifications (id, rule_id, event_type, scenario, user_id, community_id, family, type, severity,
+      kind, language, title, body, url, facts, status, reason, dedup_window, window_bucket, created_at)
+    VALUES (${id}, 'botanswer', 'botanswer', 'botanswer', ${`baseline-${id.slice(0, 8)}`}, ${community}, 'system',
+      'informative', 'info', 'service_messages', 'en', 'The assistant has answered',
+      'The answer to your question is ready in the assistant.', '/assistant',
+      ${JSON.stringify({ facts_version: "1.0", scenario: "botanswer", status: "answered" })}::jsonb, 'dispatched', NULL,
+      'always', ${`always:${id}`}, ${at})`
 }
 
-const event = (i) => ({
+const event = (i, prefix = "bench") => ({
   event_type: "botanswer",
-  user_id: `bench-${i % recipients}`,
+  user_id: `${prefix}-${i % recipients}`,
   community_id: community,
   facts: { facts_version: "1.0", scenario: "botanswer", status: "answered" }
 })
 
 // Warm-up of both (JIT, the pool's connections), then the measured runs, baseline first.
-await run(Effect.forEach(Array.from({ length: 200 }, (_, i) => i), () => repo.insertUnlessDuplicate(record()), { concurrency, discard: true }))
+await run(Effect.forEach(Array.from({ length: 200 }, (_, i) => i), () => insertRecord(), { concurrency, discard: true }))
 await run(Effect.forEach(Array.from({ length: 200 }, (_, i) => i), (i) => ingest.ingest(event(i + 7)), { concurrency, discard: true }))
 await run(dispatcher.awaitIdle)
-const baseline = await run(measure(() => repo.insertUnlessDuplicate(record())))
+const baseline = await run(measure(() => insertRecord()))
+const tally = (statuses) => (report) => Effect.sync(() => {
+  statuses[report.status] = (statuses[report.status] ?? 0) + 1
+})
+// Recipients without a push subscription: the ingest's own work (one statement), no delivery.
+const quietStatuses = {}
+const quiet = await run(measure((i) => Effect.flatMap(ingest.ingest(event(i, "quiet")), tally(quietStatuses))))
 const statuses = {}
-const inProcess = await run(measure((i) =>
-  Effect.map(ingest.ingest(event(i)), (report) => {
-    statuses[report.status] = (statuses[report.status] ?? 0) + 1
-  })))
-const baselineAgain = await run(measure(() => repo.insertUnlessDuplicate(record())))
+const inProcess = await run(measure((i) => Effect.flatMap(ingest.ingest(event(i)), tally(statuses))))
+const baselineAgain = await run(measure(() => insertRecord()))
 
 process.stdout.write(`${JSON.stringify({ ready: { port } })}\n`)
 await new Promise((resolve) => readline.createInterface({ input: process.stdin }).once("line", resolve))
@@ -155,6 +146,7 @@ process.stdout.write(`${JSON.stringify({
   results: {
     baseline,
     baseline_again: baselineAgain,
+    ingest_without_deliveries: { ...quiet, statuses: quietStatuses },
     ingest_in_process: { ...inProcess, statuses },
     deliveries: Object.fromEntries(deliveries.map((r) => [r.status, r.n])),
     pending_after_drain: pending,

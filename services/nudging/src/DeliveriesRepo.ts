@@ -1,5 +1,6 @@
 /**
- * SQL of the delivery outbox. A delivery is claimed (`pending` -> `sending`, with a lease and one
+ * SQL of the delivery outbox. Lists of ids travel as one JSON parameter, so each statement has
+ * one text whatever the number of ids (PostgreSQL parses and plans less). A delivery is claimed (`pending` -> `sending`, with a lease and one
  * more attempt) with `FOR UPDATE SKIP LOCKED`, so instances never send the same delivery twice
  * at once; a claim whose instance died is taken again once its lease ran out. The result of an
  * attempt closes it: `dispatched`, `pending` again with the next attempt's time, `failed`, or
@@ -56,7 +57,8 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("nudging/De
     const claim = (ids: ReadonlyArray<string>, now: string, leaseUntil: string) =>
       ids.length === 0 ? Effect.succeed([] as ReadonlyArray<Job>) : withJobs(sql`UPDATE deliveries d
           SET status = 'sending', attempts = d.attempts + 1, lease_until = ${leaseUntil}, updated_at = ${now}
-          FROM (SELECT id FROM deliveries WHERE ${sql.in("id", ids)} AND status = 'pending'
+          FROM (SELECT id FROM deliveries
+                WHERE id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)) AND status = 'pending'
                 FOR UPDATE SKIP LOCKED) due
           WHERE d.id = due.id
           RETURNING ${claimed}`)
@@ -75,7 +77,8 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("nudging/De
     /** Deliveries the push service or mail server accepted, in one statement. */
     const dispatched = (ids: ReadonlyArray<string>, now: string) =>
       ids.length === 0 ? Effect.void : sql`UPDATE deliveries SET status = 'dispatched', dispatched_at = ${now}, error = NULL,
-        next_attempt_at = NULL, lease_until = NULL, updated_at = ${now} WHERE ${sql.in("id", ids)}`.pipe(Effect.asVoid)
+        next_attempt_at = NULL, lease_until = NULL, updated_at = ${now}
+        WHERE id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`.pipe(Effect.asVoid)
 
     const complete = (job: Job, completion: Completion, now: string) =>
       Effect.gen(function*() {

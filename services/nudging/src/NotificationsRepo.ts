@@ -147,98 +147,21 @@ export class NotificationsRepo extends Effect.Service<NotificationsRepo>()("nudg
     const deliveryCols = sql.literal(deliveryColumns)
 
     /**
-     * The orchestrator's write, one statement (so one transaction, atomic; see Orchestrator.ts):
+     * The orchestrator's write, one statement calling `admit_notification` (migration 0001; one
+     * transaction, atomic; see Orchestrator.ts):
      * preferences, the language, the gates, the deduplication key, the daily count, the record and
      * its deliveries. `undefined` when a concurrent duplicate committed after this statement's
      * snapshot was taken (the caller runs it again, and then sees the duplicate).
      */
     const admit = (a: AdmitStatement): Effect.Effect<AdmitResult | undefined, SqlError> =>
       Effect.map(
-        sql<AdmitRow>`WITH p AS (
-            SELECT language, max_per_day, enabled, disabled_kinds, email_enabled, email FROM preferences
-            WHERE user_id = ${a.userId} AND community_id IN (${a.communityId}, '')
-            ORDER BY community_id = ${a.communityId} DESC LIMIT 1
-          ),
-          lang AS (
-            SELECT candidate.l AS language FROM (VALUES
-              (1, ${a.languages[0] ?? null}::text), (2, ${a.languages[1] ?? null}::text),
-              (3, lower((SELECT language FROM p))), (4, split_part(lower((SELECT language FROM p)), '-', 1)),
-              (5, ${a.defaultLanguage}::text), (6, 'en')) AS candidate(o, l)
-            WHERE candidate.l IS NOT NULL AND ${a.texts}::jsonb ? candidate.l
-            ORDER BY candidate.o LIMIT 1
-          ),
-          gate AS (
-            SELECT CASE
-              WHEN NOT ${a.editable}::boolean THEN NULL
-              WHEN NOT COALESCE((SELECT enabled FROM p), true) THEN 'notifications_disabled'
-              WHEN COALESCE((SELECT disabled_kinds FROM p), '[]'::jsonb) @> to_jsonb(${a.kind}::text) THEN 'kind_opted_out'
-            END AS reason,
-            COALESCE((SELECT max_per_day FROM p), ${a.defaultMaxPerDay}::int) AS max_per_day
-          ),
-          k AS (
-            INSERT INTO dedup_keys (rule_id, user_id, community_id, window_bucket, notification_id)
-            VALUES (${a.ruleId}, ${a.userId}, ${a.communityId}, ${a.windowBucket}, ${a.id})
-            ON CONFLICT DO NOTHING
-            RETURNING notification_id
-          ),
-          c AS (
-            INSERT INTO daily_counts (user_id, community_id, day, delivered)
-            SELECT ${a.userId}, ${a.communityId}, ${a.day}, 1 FROM k, gate WHERE gate.reason IS NULL
-            ON CONFLICT (user_id, community_id, day) DO UPDATE SET delivered = daily_counts.delivered + 1
-            WHERE NOT ${a.editable}::boolean OR daily_counts.delivered < (SELECT max_per_day FROM gate)
-            RETURNING delivered
-          ),
-          n AS (
-            INSERT INTO notifications (id, rule_id, event_type, scenario, user_id, community_id, family, type, severity,
-              kind, language, title, body, url, facts, status, reason, dedup_window, window_bucket, created_at)
-            SELECT ${a.id}, ${a.ruleId}, ${a.eventType}, ${a.scenario}, ${a.userId}, ${a.communityId}, ${a.family},
-              ${a.type}, ${a.severity}, ${a.kind}, lang.language, ${a.texts}::jsonb -> lang.language ->> 'title',
-              ${a.texts}::jsonb -> lang.language ->> 'body', ${a.url}, ${a.facts}::jsonb,
-              CASE WHEN EXISTS (SELECT 1 FROM c) THEN 'dispatched' ELSE 'suppressed' END,
-              CASE WHEN EXISTS (SELECT 1 FROM c) THEN NULL ELSE COALESCE(gate.reason, 'daily_cap_reached') END,
-              ${a.dedupWindow}, ${a.windowBucket}, ${a.createdAt}
-            FROM k, gate, lang
-            RETURNING status, reason
-          ),
-          d AS (
-            INSERT INTO deliveries (id, notification_id, channel, subscription_id, destination, status, attempts,
-              next_attempt_at, created_at, updated_at)
-            SELECT gen_random_uuid()::text, ${a.id}, target.channel, target.subscription_id, target.destination,
-              'pending', 0, ${a.createdAt}, ${a.createdAt}, ${a.createdAt}
-            FROM c, (
-              SELECT 'webpush' AS channel, s.id AS subscription_id, s.id AS destination
-              FROM push_subscriptions s
-              WHERE NOT ${a.recipientGroup}::boolean AND s.user_id = ${a.userId} AND s.enabled
-                AND (${a.communityId} = '' OR s.community_id IN (${a.communityId}, ''))
-              UNION ALL
-              SELECT 'email', NULL, address.a FROM (
-                SELECT DISTINCT ON (lower(x.a)) x.a FROM (
-                  SELECT jsonb_array_elements_text(${a.emails}::jsonb) AS a
-                  UNION ALL
-                  SELECT email FROM p WHERE email_enabled AND email IS NOT NULL
-                ) x ORDER BY lower(x.a)
-              ) address
-            ) target
-            RETURNING id, channel
-          ),
-          dup AS (
-            INSERT INTO notifications (id, rule_id, event_type, scenario, user_id, community_id, family, type, severity,
-              kind, language, title, body, url, facts, status, reason, duplicate_of, dedup_window, window_bucket, created_at)
-            SELECT ${a.id}, ${a.ruleId}, ${a.eventType}, ${a.scenario}, ${a.userId}, ${a.communityId}, ${a.family},
-              ${a.type}, ${a.severity}, ${a.kind}, lang.language, ${a.texts}::jsonb -> lang.language ->> 'title',
-              ${a.texts}::jsonb -> lang.language ->> 'body', ${a.url}, ${a.facts}::jsonb, 'deduplicated',
-              ${`already notified in window ${a.windowBucket}`}, key.notification_id, ${a.dedupWindow}, ${a.windowBucket},
-              ${a.createdAt}
-            FROM dedup_keys key, lang
-            WHERE NOT EXISTS (SELECT 1 FROM k) AND key.rule_id = ${a.ruleId} AND key.user_id = ${a.userId}
-              AND key.community_id = ${a.communityId} AND key.window_bucket = ${a.windowBucket}
-            RETURNING duplicate_of
-          )
-          SELECT (SELECT status FROM n) AS status, (SELECT reason FROM n) AS reason,
-            (SELECT duplicate_of FROM dup) AS duplicate_of, (SELECT max_per_day FROM gate) AS max_per_day,
-            (SELECT language FROM lang) AS language,
-            COALESCE((SELECT json_agg(json_build_object('id', id, 'channel', channel) ORDER BY channel, id) FROM d), '[]'::json)
-              AS deliveries`,
+        sql<AdmitRow>`SELECT out_status AS status, out_reason AS reason, out_duplicate_of AS duplicate_of,
+            out_max_per_day AS max_per_day, out_language AS language, out_deliveries AS deliveries
+          FROM admit_notification(${a.id}, ${a.ruleId}, ${a.eventType}, ${a.scenario}, ${a.userId}, ${a.communityId},
+            ${a.family}, ${a.type}, ${a.severity}, ${a.kind}, ${a.url}, ${a.facts}::jsonb, ${a.texts}::jsonb,
+            ${a.languages[0] ?? null}::text, ${a.languages[1] ?? null}::text, ${a.defaultLanguage}, ${a.editable},
+            ${a.defaultMaxPerDay}::int, ${a.recipientGroup}, ${a.emails}::jsonb, ${a.dedupWindow}, ${a.windowBucket},
+            ${a.day}, ${a.createdAt}::timestamptz)`,
         (rows): AdmitResult | undefined => {
           const row = rows[0]!
           if (row.status !== null) {

@@ -132,6 +132,103 @@ export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
       dispatched_at timestamptz
     )`,
     sql`CREATE INDEX scheduled_events_due ON scheduled_events (trigger_at) WHERE status = 'pending'`,
+    // The orchestrator's write (NotificationsRepo.admit), as a function: PL/pgSQL keeps the
+    // statement's plan per connection, so each ingest does not plan seven CTEs again (on PGlite,
+    // where planning runs in WebAssembly, that was most of an ingest's cost).
+    sql`CREATE FUNCTION admit_notification(
+      p_id text, p_rule_id text, p_event_type text, p_scenario text, p_user_id text, p_community_id text,
+      p_family text, p_type text, p_severity text, p_kind text, p_url text, p_facts jsonb, p_texts jsonb,
+      p_language text, p_language_primary text, p_default_language text, p_editable boolean, p_default_max integer,
+      p_recipient_group boolean, p_emails jsonb, p_dedup_window text, p_window_bucket text, p_day text,
+      p_created_at timestamptz
+    ) RETURNS TABLE (out_status text, out_reason text, out_duplicate_of text, out_max_per_day integer,
+      out_language text, out_deliveries json)
+    LANGUAGE plpgsql AS $fn$
+    BEGIN
+      RETURN QUERY
+      WITH p AS (
+        SELECT pr.language, pr.max_per_day, pr.enabled, pr.disabled_kinds, pr.email_enabled, pr.email FROM preferences pr
+        WHERE pr.user_id = p_user_id AND pr.community_id IN (p_community_id, '')
+        ORDER BY pr.community_id = p_community_id DESC LIMIT 1
+      ),
+      lang AS (
+        SELECT candidate.l AS language FROM (VALUES
+          (1, p_language), (2, p_language_primary),
+          (3, lower((SELECT p.language FROM p))), (4, split_part(lower((SELECT p.language FROM p)), '-', 1)),
+          (5, p_default_language), (6, 'en')) AS candidate(o, l)
+        WHERE candidate.l IS NOT NULL AND p_texts ? candidate.l
+        ORDER BY candidate.o LIMIT 1
+      ),
+      gate AS (
+        SELECT CASE
+          WHEN NOT p_editable THEN NULL
+          WHEN NOT COALESCE((SELECT p.enabled FROM p), true) THEN 'notifications_disabled'
+          WHEN COALESCE((SELECT p.disabled_kinds FROM p), '[]'::jsonb) @> to_jsonb(p_kind) THEN 'kind_opted_out'
+        END AS reason,
+        COALESCE((SELECT p.max_per_day FROM p), p_default_max) AS max_per_day
+      ),
+      k AS (
+        INSERT INTO dedup_keys (rule_id, user_id, community_id, window_bucket, notification_id)
+        VALUES (p_rule_id, p_user_id, p_community_id, p_window_bucket, p_id)
+        ON CONFLICT DO NOTHING
+        RETURNING dedup_keys.notification_id
+      ),
+      c AS (
+        INSERT INTO daily_counts AS dc (user_id, community_id, day, delivered)
+        SELECT p_user_id, p_community_id, p_day, 1 FROM k, gate WHERE gate.reason IS NULL
+        ON CONFLICT (user_id, community_id, day) DO UPDATE SET delivered = dc.delivered + 1
+        WHERE NOT p_editable OR dc.delivered < (SELECT gate.max_per_day FROM gate)
+        RETURNING dc.delivered
+      ),
+      n AS (
+        INSERT INTO notifications AS nn (id, rule_id, event_type, scenario, user_id, community_id, family, type, severity,
+          kind, language, title, body, url, facts, status, reason, dedup_window, window_bucket, created_at)
+        SELECT p_id, p_rule_id, p_event_type, p_scenario, p_user_id, p_community_id, p_family, p_type, p_severity,
+          p_kind, lang.language, p_texts -> lang.language ->> 'title', p_texts -> lang.language ->> 'body', p_url, p_facts,
+          CASE WHEN EXISTS (SELECT 1 FROM c) THEN 'dispatched' ELSE 'suppressed' END,
+          CASE WHEN EXISTS (SELECT 1 FROM c) THEN NULL ELSE COALESCE(gate.reason, 'daily_cap_reached') END,
+          p_dedup_window, p_window_bucket, p_created_at
+        FROM k, gate, lang
+        RETURNING nn.status, nn.reason
+      ),
+      d AS (
+        INSERT INTO deliveries AS dd (id, notification_id, channel, subscription_id, destination, status, attempts,
+          next_attempt_at, created_at, updated_at)
+        SELECT gen_random_uuid()::text, p_id, target.channel, target.subscription_id, target.destination,
+          'pending', 0, p_created_at, p_created_at, p_created_at
+        FROM c, (
+          SELECT 'webpush' AS channel, s.id AS subscription_id, s.id AS destination
+          FROM push_subscriptions s
+          WHERE NOT p_recipient_group AND s.user_id = p_user_id AND s.enabled
+            AND (p_community_id = '' OR s.community_id IN (p_community_id, ''))
+          UNION ALL
+          SELECT 'email', NULL, address.a FROM (
+            SELECT DISTINCT ON (lower(x.a)) x.a FROM (
+              SELECT jsonb_array_elements_text(p_emails) AS a
+              UNION ALL
+              SELECT p.email FROM p WHERE p.email_enabled AND p.email IS NOT NULL
+            ) x ORDER BY lower(x.a)
+          ) address
+        ) target
+        RETURNING dd.id, dd.channel
+      ),
+      dup AS (
+        INSERT INTO notifications AS nd (id, rule_id, event_type, scenario, user_id, community_id, family, type, severity,
+          kind, language, title, body, url, facts, status, reason, duplicate_of, dedup_window, window_bucket, created_at)
+        SELECT p_id, p_rule_id, p_event_type, p_scenario, p_user_id, p_community_id, p_family, p_type, p_severity,
+          p_kind, lang.language, p_texts -> lang.language ->> 'title', p_texts -> lang.language ->> 'body', p_url, p_facts,
+          'deduplicated', 'already notified in window ' || p_window_bucket, key.notification_id, p_dedup_window,
+          p_window_bucket, p_created_at
+        FROM dedup_keys key, lang
+        WHERE NOT EXISTS (SELECT 1 FROM k) AND key.rule_id = p_rule_id AND key.user_id = p_user_id
+          AND key.community_id = p_community_id AND key.window_bucket = p_window_bucket
+        RETURNING nd.duplicate_of
+      )
+      SELECT (SELECT n.status FROM n), (SELECT n.reason FROM n), (SELECT dup.duplicate_of FROM dup),
+        (SELECT gate.max_per_day FROM gate), (SELECT lang.language FROM lang),
+        COALESCE((SELECT json_agg(json_build_object('id', d.id, 'channel', d.channel) ORDER BY d.channel, d.id) FROM d), '[]'::json);
+    END
+    $fn$`,
     sql`CREATE TABLE settings (
       key text PRIMARY KEY,
       value jsonb NOT NULL,
