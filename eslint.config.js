@@ -21,6 +21,15 @@ export default tseslint.config(
   },
   {
     files: ["**/*.mjs", "**/*.js"],
-    languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly", setTimeout: "readonly", clearTimeout: "readonly", Buffer: "readonly" } }
+    // Node's globals that scripts (bench/, bin/) use.
+    languageOptions: {
+      globals: Object.fromEntries(
+        [
+          "process", "console", "URL", "URLSearchParams", "setTimeout", "clearTimeout", "setInterval", "clearInterval",
+          "setImmediate", "Buffer", "performance", "fetch", "AbortController", "AbortSignal", "TextEncoder", "TextDecoder",
+          "structuredClone", "queueMicrotask"
+        ].map((name) => [name, "readonly"])
+      )
+    }
   }
 )
