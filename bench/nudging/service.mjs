@@ -11,6 +11,7 @@
 // then prints {"ready": {port}} and serves POST /ingest-event to run.mjs's autocannon until a
 // line arrives on stdin; then waits for the outbox to drain and prints the results as JSON.
 import { createRequire } from "node:module"
+import { performance } from "node:perf_hooks"
 import * as crypto from "node:crypto"
 import * as path from "node:path"
 import * as readline from "node:readline"
