@@ -15,6 +15,8 @@ import { type DigitalTwinError, type EnergySchemas, makeClient as makeTwinClient
 import { Api as FlexibilityApi, type Domain as Flexibility } from "@rec/flexibility-service"
 import { Api as NudgingApi, type Domain as Nudging } from "@rec/nudging-service"
 import { OutboundHttp, Upstream } from "@rec/platform"
+import type * as HttpClient from "@effect/platform/HttpClient"
+import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -159,15 +161,20 @@ export const twinOperations = (baseUrl: string, timeout: Duration.DurationInput)
 // ---------------------------------------------------------------------------------------------
 // Layers
 
-/** The three clients from the environment (`*_API_URL`, `*_TIMEOUT`), on `OutboundHttp`. */
-export const layer: Layer.Layer<NudgingClient | FlexibilityClient | TwinClient, import("effect/ConfigError").ConfigError> =
+/** The three clients for `config`, on the `HttpClient` provided below. */
+export const layerWith = (
+  config: Config.Upstreams
+): Layer.Layer<NudgingClient | FlexibilityClient | TwinClient, never, HttpClient.HttpClient> =>
   Layer.effectContext(
     Effect.gen(function*() {
-      const config = yield* Config.upstreams
       return Context.make(NudgingClient, yield* nudgingOperations(config.nudgingUrl, config.nudgingTimeout)).pipe(
         Context.add(FlexibilityClient, yield* flexibilityOperations(config.flexibilityUrl, config.flexibilityTimeout)),
         Context.add(TwinClient, yield* twinOperations(config.digitalTwinUrl, config.digitalTwinTimeout))
       )
     })
-  ).pipe(Layer.provide(OutboundHttp.layer))
+  )
 
+/** The three clients from the environment (`*_API_URL`, `*_TIMEOUT`), on `OutboundHttp`. */
+export const layer: Layer.Layer<NudgingClient | FlexibilityClient | TwinClient, ConfigError.ConfigError> = Layer
+  .unwrapEffect(Effect.map(Config.upstreams, layerWith))
+  .pipe(Layer.provide(OutboundHttp.layer))

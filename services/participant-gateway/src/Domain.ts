@@ -57,7 +57,7 @@ export const Period = Schema.String.pipe(
 ).annotations({ description: "A calendar month, YYYY-MM (1970 or later)", examples: ["2026-03"] })
 
 export const OverviewParams = Schema.Struct({
-  period: Schema.optional(Period).annotations({
+  period: Schema.optionalWith(Period, { exact: true }).annotations({
     description: "The month (default: the current month in OVERVIEW_TIME_ZONE); a later month is a 400"
   })
 }).annotations({ identifier: "OverviewParams" })
@@ -98,13 +98,13 @@ export type Overview = typeof Overview.Type
 export const maxNotificationPage = Nudging.maxPageSize
 
 export const NotificationListParams = Contract.allErrors(Schema.Struct({
-  limit: Schema.optionalWith(IntParam("limit", 1, maxNotificationPage), { default: () => 20 }).annotations({
+  limit: Schema.optionalWith(IntParam("limit", 1, maxNotificationPage), { default: () => 20, exact: true }).annotations({
     description: `Page size, 1 to ${maxNotificationPage} (default 20)`
   }),
-  offset: Schema.optionalWith(IntParam("offset", 0, 1_000_000), { default: () => 0 }).annotations({
+  offset: Schema.optionalWith(IntParam("offset", 0, 1_000_000), { default: () => 0, exact: true }).annotations({
     description: "Notifications to skip (default 0)"
   }),
-  unread: Schema.optionalWith(BooleanFromQuery, { default: () => false }).annotations({
+  unread: Schema.optionalWith(BooleanFromQuery, { default: () => false, exact: true }).annotations({
     description: "true: only the notifications not read yet"
   })
 }).annotations({ identifier: "NotificationListParams" }))
@@ -210,7 +210,7 @@ export const PushSubscribed = Schema.Struct({
 export type PushSubscribed = typeof PushSubscribed.Type
 
 export const PushUnsubscribeRequest = Contract.allErrors(Schema.Struct({
-  endpoint: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2048))).annotations({
+  endpoint: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2048)), { exact: true }).annotations({
     description: "The subscription to remove (the browser's endpoint); omitted: every subscription of the user"
   })
 }).annotations({ identifier: "PushUnsubscribeRequest" }))
