@@ -200,11 +200,11 @@ export class AssistantProxy extends Effect.Service<AssistantProxy>()("participan
     const http = HttpClient.withScope(yield* HttpClient.HttpClient)
     const timeout = Duration.format(assistantTimeout)
 
-    const send = (request: HttpServerRequest.HttpServerRequest, outbound: HttpClientRequest.HttpClientRequest) =>
+    const send = (operation: string, outbound: HttpClientRequest.HttpClientRequest) =>
       http.execute(outbound).pipe(
         Effect.timeoutFail({
           duration: assistantTimeout,
-          onTimeout: () => failure(504, `Assistant did not answer ${request.method} within ${timeout}`)
+          onTimeout: () => failure(504, `Assistant did not answer ${operation} within ${timeout}`)
         }),
         Effect.catchTag("RequestError", (error) =>
           Effect.logWarning("assistant unreachable", error).pipe(
@@ -251,7 +251,7 @@ export class AssistantProxy extends Effect.Service<AssistantProxy>()("participan
             })
           }
         }
-        return relay(yield* send(request, outbound))
+        return relay(yield* send(`${request.method} ${target.right.split("?")[0]}`, outbound))
       }).pipe(
         Effect.catchIf(HttpServerResponse.isServerResponse, Effect.succeed),
         Effect.withSpan("AssistantProxy.handle")
