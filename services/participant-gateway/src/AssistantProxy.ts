@@ -43,13 +43,19 @@ export const routePrefix = "/api/assistant/"
 // ---------------------------------------------------------------------------------------------
 // The target path
 
-const controlCharacter = /[\u0000-\u001f\u007f]/
+const hasControlCharacter = (s: string) => {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c < 0x20 || c === 0x7f) return true
+  }
+  return false
+}
 
 /** Why a segment (as decoded once, or twice for `%252e`) cannot be forwarded, if it cannot. */
 const segmentProblem = (decoded: string): string | undefined => {
   if (decoded === "." || decoded === "..") return "may not contain . or .. segments"
   if (decoded.includes("/") || decoded.includes("\\")) return "may not contain encoded slashes or backslashes"
-  if (controlCharacter.test(decoded)) return "may not contain control characters"
+  if (hasControlCharacter(decoded)) return "may not contain control characters"
   return undefined
 }
 

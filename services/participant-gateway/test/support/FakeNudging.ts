@@ -24,6 +24,8 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { type Failure, failWith, type Outcome, servedUrl, type Verifier } from "./Fakes.js"
 
+type Mutable<T> = { -readonly [K in keyof T]: T[K] }
+
 export type Operation =
   | "list_notifications"
   | "mark_read"
@@ -42,9 +44,9 @@ let sequence = 0
 const nextId = (prefix: string) => `${prefix}-${++sequence}`
 
 export class NudgingState {
-  readonly notifications = new Map<string, Nudging.Notification & { deleted: boolean }>()
+  readonly notifications = new Map<string, Mutable<Nudging.Notification> & { deleted: boolean }>()
   readonly preferences = new Map<string, Nudging.Preferences>()
-  readonly subscriptions = new Map<string, Nudging.PushSubscription & { endpoint: string }>()
+  readonly subscriptions = new Map<string, Mutable<Nudging.PushSubscription> & { endpoint: string }>()
   readonly calls: Array<{ readonly operation: Operation; readonly user: string | undefined; readonly input?: unknown }> = []
   private readonly failures = new Map<Operation, Failure | "hang">()
   /** Run once, just before the operation answers (through `clientLayer`): to change the world meanwhile. */
@@ -66,7 +68,7 @@ export class NudgingState {
   /** Adds a notification of `user` in `community` (`created_at` orders the list). */
   notify(user: string, community: string | null, fields: Partial<Nudging.Notification> = {}): Nudging.Notification {
     const id = fields.id ?? nextId("n")
-    const n: Nudging.Notification & { deleted: boolean } = {
+    const n: Mutable<Nudging.Notification> & { deleted: boolean } = {
       id,
       rule_id: "imported_up",
       event_type: "imported_up",
@@ -124,7 +126,7 @@ export class NudgingState {
     })
   }
 
-  private own(user: string, id: string): Outcome<Nudging.Notification & { deleted: boolean }> {
+  private own(user: string, id: string): Outcome<Mutable<Nudging.Notification> & { deleted: boolean }> {
     const n = this.notifications.get(id)
     return n === undefined || n.deleted || n.user_id !== user
       ? Either.left({ status: 404, detail: `No notification ${id}` })

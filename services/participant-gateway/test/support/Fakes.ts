@@ -19,26 +19,33 @@ export type Outcome<A> = Either.Either<A, Failure>
 
 export type Verifier = Layer.Layer<TokenVerifier.TokenVerifier>
 
-/** The platform's error of `failure.status` (what a real service would answer). */
-export const failWith = (failure: Failure) => {
+const errorOf = (failure: Failure) => {
   const body = { detail: failure.detail }
   switch (failure.status) {
     case 400:
-      return Effect.fail(new HttpErrors.BadRequest(body))
+      return new HttpErrors.BadRequest(body)
     case 403:
-      return Effect.fail(new HttpErrors.Forbidden(body))
+      return new HttpErrors.Forbidden(body)
     case 404:
-      return Effect.fail(new HttpErrors.NotFound(body))
+      return new HttpErrors.NotFound(body)
     case 409:
-      return Effect.fail(new HttpErrors.Conflict(body))
+      return new HttpErrors.Conflict(body)
     case 422:
-      return Effect.fail(new HttpErrors.UnprocessableEntity(body))
+      return new HttpErrors.UnprocessableEntity(body)
     case 503:
-      return Effect.fail(new HttpErrors.ServiceUnavailable(body))
+      return new HttpErrors.ServiceUnavailable(body)
     default:
-      return Effect.fail(new HttpErrors.InternalServerError(body))
+      return new HttpErrors.InternalServerError(body)
   }
 }
+
+/**
+ * The platform's error of `failure.status`, as a fake upstream answers it. Typed as the failure
+ * of whatever endpoint answers it: a fake also plays upstreams that answer what their contract does
+ * not declare, and `HttpApiBuilder` encodes any failure with the union of the API's errors.
+ */
+export const failWith = <E = never>(failure: Failure): Effect.Effect<never, E> =>
+  Effect.fail(errorOf(failure)) as unknown as Effect.Effect<never, E>
 
 /** Builds a served layer in the current scope and answers its `http://127.0.0.1:<port>`. */
 export const servedUrl = <E>(served: Layer.Layer<HttpServer.HttpServer, E>) =>
