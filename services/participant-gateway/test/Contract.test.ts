@@ -8,7 +8,8 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { SimulatorServer } from "@rec/digital-twin"
-import { ContractCheck } from "@rec/platform"
+import { Api } from "@rec/participant-gateway-service"
+import { ContractCheck, ContractFuzz } from "@rec/platform"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as http from "node:http"
@@ -104,5 +105,20 @@ layer(gateway, { excludeTestServices: true, timeout: "120 seconds" })("contract"
           expect(operation.responses["401"], `${method} ${path} 401`).toBeDefined()
         }
       }
+    }))
+
+  it.effect("valid and mutated requests from the contract: no 5xx, every 4xx says what is wrong, still healthy", () =>
+    Effect.gen(function*() {
+      const url = yield* baseUrl
+      const t = yield* token("participant")
+      const report = yield* Effect.promise(() =>
+        ContractFuzz.run(Api, { baseUrl: url, token: t, tokenHeader: "x-auth-request-access-token", runs: 4, seed: 16 })
+      )
+      expect(report.findings).toEqual([])
+      expect(report.endpoints).toBe(18)
+      expect(report.requests).toBeGreaterThan(250)
+      // Valid samples are answered, mutations refused.
+      expect(report.statuses["2xx"]).toBeGreaterThan(40)
+      expect(report.statuses["4xx"]).toBeGreaterThan(150)
     }))
 })

@@ -195,7 +195,7 @@ export class NudgingState {
       id: existing?.id ?? nextId("s"),
       user_id: user,
       community_id: request.community_id,
-      endpoint_origin: new URL(request.subscription.endpoint).origin,
+      endpoint_origin: URL.canParse(request.subscription.endpoint) ? new URL(request.subscription.endpoint).origin : "unknown",
       enabled: true,
       disabled_reason: null,
       created_at: existing?.created_at ?? now,
