@@ -87,6 +87,10 @@ export interface OverviewSettings {
   readonly tariffs: ReadonlyMap<string, number>
   /** Months (`period`) begin at midnight in this zone. */
   readonly timeZone: DateTime.TimeZone.Named
+  /** How long an overview is reused for the same user, month and quarter hour (0: never). */
+  readonly cacheTtl: Duration.Duration
+  /** Overviews kept at most. */
+  readonly cacheSize: number
 }
 
 export const overview: Config.Config<OverviewSettings> = Config.all({
@@ -112,6 +116,11 @@ export const overview: Config.Config<OverviewSettings> = Config.all({
         onSome: Either.right
       })
     )
+  ),
+  cacheTtl: Config.duration("OVERVIEW_CACHE_TTL").pipe(Config.withDefault(Duration.seconds(60))),
+  cacheSize: Config.integer("OVERVIEW_CACHE_SIZE").pipe(
+    Config.withDefault(10_000),
+    Config.validate({ message: "OVERVIEW_CACHE_SIZE must be zero or a positive integer", validation: (n) => n >= 0 })
   )
 })
 

@@ -87,7 +87,9 @@ export const Overview = Schema.Struct({
     description: "The meter the figures come from; null when the user has none (then every figure is 0)"
   }),
   from: Timestamp.annotations({ description: "Start of the period: midnight of its first day in `time_zone`" }),
-  to: Timestamp.annotations({ description: "End of the figures: the end of the period, or now for the current month" }),
+  to: Timestamp.annotations({
+    description: "End of the figures: the end of the period or, for the current month, of the last quarter hour that ended"
+  }),
   time_zone: Schema.String.annotations({ description: "The zone months are counted in (OVERVIEW_TIME_ZONE)" })
 }).annotations({ identifier: "Overview" })
 export type Overview = typeof Overview.Type

@@ -13,9 +13,17 @@
  *
  * Energies are rounded to the watt-hour (3 decimals) and the incentive is computed from the
  * rounded `shared_kwh`, so the figures a user sees multiply out.
+ *
+ * The digital twin has readings only for intervals that have ended, so the figures of a month
+ * change only when a quarter hour ends: they cover the month up to the last quarter hour that
+ * ended (`to`). An overview is therefore reused for the same user, month and `to` for
+ * `OVERVIEW_CACHE_TTL` (60 s): a page refreshed or opened in several tabs asks the digital twin
+ * once (a month is about 5,000 readings to fetch and check). The cache is in the process, per
+ * user (keyed by the verified subject), and only ever saves work: replicas keep their own.
  */
-import { HttpErrors, type Upstream } from "@rec/platform"
+import { ExpiringLru, HttpErrors, type Upstream } from "@rec/platform"
 import * as DateTime from "effect/DateTime"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -29,6 +37,16 @@ import * as Period from "./Period.js"
 const round3 = (n: number) => Math.round(n * 1000) / 1000
 const round2 = (n: number) => Math.round(n * 100) / 100
 
+const quarterHour = 15 * 60_000
+
+/** The end of the last quarter hour that has ended at `now` (every zone's offset is whole quarter hours). */
+export const lastQuarterHour = (now: DateTime.Utc): DateTime.Utc =>
+  DateTime.unsafeMake(Math.floor(DateTime.toEpochMillis(now) / quarterHour) * quarterHour)
+
+interface Cached extends ExpiringLru.Expiring {
+  readonly overview: Domain.Overview
+}
+
 export type OverviewError = Upstream.UpstreamFailure | HttpErrors.NotFound | HttpErrors.BadRequest
 
 export class Overview extends Effect.Service<Overview>()("participant-gateway/Overview", {
@@ -38,6 +56,8 @@ export class Overview extends Effect.Service<Overview>()("participant-gateway/Ov
     const settings = yield* Config.overview
 
     const tariffOf = (community: string) => settings.tariffs.get(community) ?? settings.defaultTariff
+    const ttl = Duration.toMillis(settings.cacheTtl)
+    const cache = ttl > 0 && settings.cacheSize > 0 ? new ExpiringLru.ExpiringLru<Cached>(settings.cacheSize) : undefined
 
     const get = Effect.fn("Overview.get")(function*(caller: Caller, requested: Option.Option<string>) {
       const now = yield* DateTime.now
@@ -46,7 +66,10 @@ export class Overview extends Effect.Service<Overview>()("participant-gateway/Ov
       if (DateTime.greaterThan(window.start, now)) {
         return yield* Effect.fail(new HttpErrors.BadRequest({ detail: `The period ${period} has not begun yet` }))
       }
-      const to = DateTime.min(window.end, now)
+      const to = DateTime.min(window.end, lastQuarterHour(now))
+      const key = `${caller.subject.id}\u0000${period}\u0000${DateTime.toEpochMillis(to)}`
+      const cached = cache?.get(key)
+      if (cached !== undefined) return cached.overview
 
       const [community, assets] = yield* Effect.all(
         [membership.communityOf(caller), Effect.either(twin.assets(caller.token, caller.subject.id))],
@@ -82,7 +105,7 @@ export class Overview extends Effect.Service<Overview>()("participant-gateway/Ov
 
       const tariff = tariffOf(community.value.key)
       const sharedKwh = round3(shared)
-      return {
+      const overview: Domain.Overview = {
         community_id: community.value.key,
         community_name: community.value.name,
         period,
@@ -95,7 +118,9 @@ export class Overview extends Effect.Service<Overview>()("participant-gateway/Ov
         from: DateTime.formatIso(window.start),
         to: DateTime.formatIso(to),
         time_zone: DateTime.zoneToString(settings.timeZone)
-      } satisfies Domain.Overview
+      }
+      cache?.set(key, { overview, expiresAt: DateTime.toEpochMillis(now) + ttl })
+      return overview
     })
 
     return { get }

@@ -20,7 +20,8 @@ twin.member(users.consumer, "other-community", null)
 twin.outsider(users.nogroup)
 const clients = Layer.mergeAll(twin.layer(), FakeNudging.clientLayer(new NudgingState()), FakeFlexibility.clientLayer(new FlexibilityState()))
 
-const env = { INCENTIVE_TARIFFS: "other-community=0.2" }
+// Every request asks the digital twin here (the cache has its own tests below).
+const env = { INCENTIVE_TARIFFS: "other-community=0.2", OVERVIEW_CACHE_TTL: "0 seconds" }
 
 interface Overview {
   readonly community_id: string
@@ -75,7 +76,7 @@ layer(gatewayLayer(() => Effect.succeed({ clients, env })), { excludeTestService
       twin.reading = () => ({ production: 0.25, consumption: 0.5, shared: 0.1 })
     }))
 
-  it.effect("defaults to the current month, counted up to now", () =>
+  it.effect("defaults to the current month, counted up to the last quarter hour that ended", () =>
     Effect.gen(function*() {
       const before = Date.now()
       const reply = yield* call("GET", "/api/overview", { token: yield* token("participant") })
@@ -84,9 +85,11 @@ layer(gatewayLayer(() => Effect.succeed({ clients, env })), { excludeTestService
       const now = DateTime.unsafeNow()
       const rome = DateTime.toParts(DateTime.unsafeMakeZoned(now, { timeZone: "Europe/Rome" }))
       expect(body.period).toBe(`${rome.year}-${String(rome.month).padStart(2, "0")}`)
-      expect(Date.parse(body.to)).toBeGreaterThanOrEqual(before)
-      expect(Date.parse(body.to)).toBeLessThanOrEqual(Date.now())
-      const intervals = Math.ceil((Date.parse(body.to) - Date.parse(body.from)) / 900_000)
+      const to = Date.parse(body.to)
+      expect(to % 900_000).toBe(0)
+      expect(to).toBeGreaterThan(before - 900_000)
+      expect(to).toBeLessThanOrEqual(Date.now())
+      const intervals = (to - Date.parse(body.from)) / 900_000
       expect(body.production_kwh).toBeCloseTo(intervals * 0.25, 3)
     }))
 
@@ -159,3 +162,42 @@ layer(gatewayLayer(() => Effect.succeed({ clients, env })), { excludeTestService
       twin.heal()
     }))
 })
+
+// The same digital twin, with the cache on (its default).
+const cachedTwin = new TwinState()
+cachedTwin.member(users.participant)
+cachedTwin.member(users.consumer)
+const cachedClients = Layer.mergeAll(
+  cachedTwin.layer(),
+  FakeNudging.clientLayer(new NudgingState()),
+  FakeFlexibility.clientLayer(new FlexibilityState())
+)
+
+layer(gatewayLayer(() => Effect.succeed({ clients: cachedClients })), { excludeTestServices: true, timeout: "60 seconds" })(
+  "overview cache",
+  (it) => {
+    it.effect("an overview is reused for the same user and month until the next quarter hour, and for no one else", () =>
+      Effect.gen(function*() {
+        const giulia = yield* token("participant")
+        const first = yield* call("GET", "/api/overview?period=2025-02", { token: giulia })
+        const asked = cachedTwin.calls.length
+        expect(asked).toBe(4)
+        // The world changes: the cached answer does not (a month long past; the cache lasts 60 s).
+        cachedTwin.reading = () => ({ production: 1, consumption: 1, shared: 1 })
+        const again = yield* call("GET", "/api/overview?period=2025-02", { token: giulia })
+        expect(again.body).toEqual(first.body)
+        expect(cachedTwin.calls.length).toBe(asked)
+        // Another month, another user: asked again.
+        const march = yield* call("GET", "/api/overview?period=2025-03", { token: giulia })
+        expect((march.body as Overview).production_kwh).toBe(2972)
+        const luca = yield* call("GET", "/api/overview?period=2025-02", { token: yield* token("participant-consumer") })
+        expect((luca.body as Overview).production_kwh).toBe(2688)
+        expect(cachedTwin.calls.length).toBe(asked + 8)
+        // A failure is not remembered.
+        cachedTwin.fail("meters_data", 500)
+        expect((yield* call("GET", "/api/overview?period=2025-04", { token: giulia })).status).toBe(502)
+        cachedTwin.heal()
+        expect((yield* call("GET", "/api/overview?period=2025-04", { token: giulia })).status).toBe(200)
+      }))
+  }
+)
