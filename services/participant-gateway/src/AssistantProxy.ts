@@ -33,6 +33,7 @@ import { ErrorBodies, HttpErrors } from "@rec/platform"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import { Access, Unauthenticated } from "./Access.js"
@@ -238,12 +239,13 @@ export class AssistantProxy extends Effect.Service<AssistantProxy>()("participan
         const target = targetOf(request.originalUrl)
         if (Either.isLeft(target)) return yield* Effect.fail(failure(400, target.left))
 
-        const headers = requestHeaders(request.headers, jwtHeaderName, request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined)
+        const headers = requestHeaders(request.headers, jwtHeaderName, Option.getOrUndefined(request.remoteAddress))
         headers["authorization"] = `Bearer ${Redacted.value(caller.token)}`
         let outbound = HttpClientRequest.make(request.method as HttpMethod.HttpMethod)(`${assistantUrl}${target.right}`).pipe(
           HttpClientRequest.setHeaders(headers)
         )
-        if (hasBody(request.headers)) {
+        // A body is sent with POST and DELETE; a GET's would be refused by the client (and means nothing).
+        if (request.method !== "GET" && hasBody(request.headers)) {
           const contentType = request.headers["content-type"]
           if (isJson(contentType)) {
             // Checked like every JSON body of the platform; a failure is the kit's 400.

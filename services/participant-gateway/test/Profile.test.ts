@@ -122,3 +122,26 @@ layer(gatewayLayer(() => Effect.succeed({ clients, env: { TERMS_VERSION: "2026-0
       expect((yield* call("GET", "/ready")).body).toEqual({ status: "ready", checks: { database: "ok", policies: "ok" } })
     }))
 })
+
+const fromEnv = gatewayLayer((idp) =>
+  Effect.succeed({
+    clients,
+    verifierFromEnv: true,
+    env: { PLATFORM_OIDC_BASE_URL: idp.issuer, PLATFORM_OIDC_AUDIENCE: idp.audience, JWT_HEADER_NAME: "X-Forwarded-Access-Token" }
+  })
+)
+
+layer(fromEnv, {
+  excludeTestServices: true,
+  timeout: "60 seconds"
+})("another proxy header", (it) => {
+  it.effect("JWT_HEADER_NAME names the header the token comes in", () =>
+    Effect.gen(function*() {
+      const t = yield* token("participant")
+      const reply = yield* call("GET", "/api/me", { headers: { "x-forwarded-access-token": t } })
+      expect(reply.status).toBe(200)
+      expect((reply.body as { sub: string }).sub).toBe(users.participant)
+      // The default header is then an ordinary header: no token.
+      expect((yield* call("GET", "/api/me", { token: t })).status).toBe(401)
+    }))
+})
