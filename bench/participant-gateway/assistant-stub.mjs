@@ -2,6 +2,7 @@
 // A stand-in for the assistant's chat stream (the assistant itself is not on main yet): POST
 // /api/chat answers Server-Sent Events framed as the assistant frames them, the meta frame at
 // once, then TOKENS token frames TOKEN_INTERVAL_MS apart, done and [DONE]. Prints its port.
+/* global setInterval, clearInterval */
 import * as http from "node:http"
 
 const tokens = Number(process.env.TOKENS ?? 10)

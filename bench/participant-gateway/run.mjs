@@ -19,7 +19,7 @@
 //    machine's noise falls on both; prints p50/p90/p99, the gateway's overhead at p50 (the
 //    difference of the medians) and its CPU time per request, and writes
 //    bench/results/participant-gateway.json.
-/* global fetch, URLSearchParams */
+/* global fetch, URLSearchParams, performance */
 import * as fs from "node:fs"
 import * as http from "node:http"
 import * as os from "node:os"

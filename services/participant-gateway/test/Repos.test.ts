@@ -3,6 +3,7 @@
  * the terms is kept, a settings write is conditional on the revision read (of two concurrent
  * saves one wins), and push subscriptions are counted, removed and put back.
  */
+import type { Vitest } from "@effect/vitest"
 import { describe, expect, layer } from "@effect/vitest"
 import { Testing } from "@rec/db"
 import { migrations } from "@rec/participant-gateway-service"
@@ -15,7 +16,7 @@ import * as Option from "effect/Option"
 
 const repos = Layer.mergeAll(TermsRepo.Default, SettingsRepo.Default, PushRepo.Default)
 
-const suite = (backend: string) => (it: typeof import("@effect/vitest").it) => {
+const suite = (backend: string) => (it: Vitest.MethodsNonLive<TermsRepo | SettingsRepo | PushRepo, true>) => {
   it.effect(`${backend}: the first acceptance of a version is kept`, () =>
     Effect.gen(function*() {
       const terms = yield* TermsRepo
