@@ -207,7 +207,9 @@ export class UserSettings extends Effect.Service<UserSettings>()("participant-ga
         "forgetting the push subscription",
         push.remove(userId, endpoint === undefined ? undefined : endpointDigest(endpoint))
       )
-      const result = yield* nudging.unsubscribe(caller.token, { user_id: userId, community_id: null, endpoint }).pipe(
+      // An absent endpoint is left out (the contract's optional fields take no `undefined`).
+      const target = endpoint === undefined ? {} : { endpoint }
+      const result = yield* nudging.unsubscribe(caller.token, { user_id: userId, community_id: null, ...target }).pipe(
         Effect.tapError(() =>
           push.restore(removed).pipe(
             Effect.tapError((error) => Effect.logError("push subscriptions could not be put back", error)),

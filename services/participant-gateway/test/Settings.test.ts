@@ -250,6 +250,8 @@ layer(gatewayLayer(() => Effect.succeed({ clients })), { excludeTestServices: tr
       expect(one.body).toEqual({ removed: 1, push: { subscribed: true, subscriptions: 1, last_subscribed_at: expect.any(String) } })
       const all = yield* call("POST", "/api/settings/push-unsubscribe", { token: t, json: {} })
       expect(all.body).toEqual({ removed: 1, push: { subscribed: false, subscriptions: 0, last_subscribed_at: null } })
+      // "Every subscription" leaves the endpoint out (the contract's optional fields take no undefined).
+      expect(Object.keys(nudging.callsOf("unsubscribe").at(-1)!.input as object).sort()).toEqual(["community_id", "user_id"])
       expect(nudging.enabledSubscriptions(users.consumer)).toBe(0)
     }))
 
