@@ -33,7 +33,8 @@ const recordingAuth = EmbeddedBroker.layerAuth({
       return true
     }),
   authorizePublish: () => Effect.succeed(true),
-  authorizeSubscribe: () => Effect.succeed(true)
+  authorizeSubscribe: () => Effect.succeed(true),
+  authorizeRead: () => Effect.succeed(true)
 })
 
 const broker = EmbeddedBroker.layer({ port: 0 }).pipe(Layer.provide(recordingAuth))
