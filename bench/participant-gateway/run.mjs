@@ -13,13 +13,15 @@
 //    token and the same concurrency (two calls at a time), summed as the gateway sums them. Two
 //    gateways: as deployed (an overview is reused within its quarter hour, OVERVIEW_CACHE_TTL)
 //    and with OVERVIEW_CACHE_TTL=0 (every request asks the digital twin: the relaying cost);
-// 3. POST /api/assistant/chat against POST /api/chat of the stand-in directly: the time to the
-//    first token frame and to the end of the stream;
+// 3. POST /api/assistant/chat against POST /api/chat directly: the time to the first token frame
+//    and to the end of the stream, with the stand-in (a token every 10 ms: the relaying alone)
+//    and with the assistant itself (services/assistant/dist/main.js, offline answerer, PGlite in
+//    memory: retrieval and answer included, as users see it);
 // 4. each at concurrency 1 and `--concurrency`, the two sides interleaved in blocks so that the
 //    machine's noise falls on both; prints p50/p90/p99, the gateway's overhead at p50 (the
 //    difference of the medians) and its CPU time per request, and writes
 //    bench/results/participant-gateway.json.
-/* global fetch, URLSearchParams, performance */
+/* global fetch, URLSearchParams, performance, FormData, Blob */
 import * as fs from "node:fs"
 import * as http from "node:http"
 import * as os from "node:os"
@@ -67,6 +69,28 @@ const stub = startProcess("bench/participant-gateway/assistant-stub.mjs", { stdo
 const stubPort = await new Promise((resolve) => stub.stdout.once("data", (line) => resolve(Number(String(line).trim()))))
 const assistant = `http://127.0.0.1:${stubPort}`
 
+// The assistant itself, offline (local embedder, extractive answerer), with a document to find.
+const assistantPort = await freePort()
+const realAssistant = `http://127.0.0.1:${assistantPort}`
+const assistantDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-assistant-"))
+process.on("exit", () => fs.rmSync(assistantDir, { recursive: true, force: true }))
+startProcess("services/assistant/dist/main.js", {
+  env: {
+    PORT: String(assistantPort),
+    HOST: "127.0.0.1",
+    PLATFORM_OIDC_BASE_URL: issuer,
+    DATABASE_URL: "pglite://memory",
+    ASSISTANT_STORAGE_DIR: assistantDir,
+    ASSISTANT_CHAT_PROVIDER: "extractive",
+    ASSISTANT_EMBEDDING_PROVIDER: "local",
+    TRAINING_MATERIALS_SYNC_ON_START: "false",
+    PLATFORM_POLICIES_POLICIES_DIR: path.join(root, "policies"),
+    POLICY_WATCH: "false",
+    LOG_LEVEL: "warn"
+  }
+})
+await waitFor(`${realAssistant}/health`)
+
 /** A gateway process with `env`; answers its URL and process. */
 const startGateway = async (env = {}) => {
   const port = await freePort()
@@ -89,9 +113,19 @@ const startGateway = async (env = {}) => {
   return { url, child }
 }
 
-// As deployed (an overview reused within its quarter hour), and recomputing every request.
+// As deployed (an overview reused within its quarter hour), and recomputing every request (the
+// latter also in front of the assistant itself).
 const { child: gateway, url: gatewayUrl } = await startGateway()
-const { child: coldGateway, url: coldUrl } = await startGateway({ OVERVIEW_CACHE_TTL: "0 seconds" })
+const { child: coldGateway, url: coldUrl } = await startGateway({ OVERVIEW_CACHE_TTL: "0 seconds", ASSISTANT_URL: realAssistant })
+{
+  const form = new FormData()
+  form.append("file", new Blob([
+    "# Shared energy\n\nShared energy is the minimum, hour by hour, of the energy the members of a community feed " +
+      "into the grid and the energy they take from it. The incentive of the community is paid on the shared energy.\n"
+  ], { type: "text/markdown" }), "shared.md")
+  const uploaded = await fetch(`${realAssistant}/api/upload`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: form })
+  if (uploaded.status !== 201) throw new Error(`upload to the assistant answered ${uploaded.status}: ${await uploaded.text()}`)
+}
 
 // --- the two sides of each measurement ---------------------------------------------------------
 
@@ -166,11 +200,13 @@ const chat = (base, pathName, headers) =>
       response.on("end", () => resolve({ firstToken, total: performance.now() - started }))
     })
     request.on("error", reject)
-    request.end(JSON.stringify({ message: "Quanto ho risparmiato questo mese?" }))
+    request.end(JSON.stringify({ message: "What is shared energy?" }))
   })
 
 const chatDirect = () => chat(assistant, "/api/chat", bearer)
 const chatGateway = () => chat(gatewayUrl, "/api/assistant/chat", proxyHeader)
+const realDirect = () => chat(realAssistant, "/api/chat", bearer)
+const realGateway = () => chat(coldUrl, "/api/assistant/chat", proxyHeader)
 
 // --- measuring ---------------------------------------------------------------------------------
 
@@ -230,26 +266,31 @@ for (const parallel of [1, concurrency]) {
     rows.push([`overview ${mode}, concurrency ${parallel}`, d, g, o.cpuPerRequestMs])
   }
 
-  const c = await compare(chatDirect, chatGateway, parallel)
-  const df = stats(c.direct.map((s) => s.value.firstToken))
-  const gf = stats(c.gateway.map((s) => s.value.firstToken))
-  const dt = stats(c.direct.map((s) => s.value.total))
-  const gt = stats(c.gateway.map((s) => s.value.total))
-  results.chat[`c${parallel}`] = {
-    first_token: { direct: df, gateway: gf, added_p50_ms: Math.round((gf.p50_ms - df.p50_ms) * 100) / 100 },
-    whole_stream: { direct: dt, gateway: gt, added_p50_ms: Math.round((gt.p50_ms - dt.p50_ms) * 100) / 100 },
-    gateway_cpu_ms: c.cpuPerRequestMs
+  for (const [name, directTask, gatewayTask, pid] of [
+    ["chat (stand-in)", chatDirect, chatGateway, gateway.pid],
+    ["chat (assistant)", realDirect, realGateway, coldGateway.pid]
+  ]) {
+    const c = await compare(directTask, gatewayTask, parallel, pid)
+    const df = stats(c.direct.map((s) => s.value.firstToken))
+    const gf = stats(c.gateway.map((s) => s.value.firstToken))
+    const dt = stats(c.direct.map((s) => s.value.total))
+    const gt = stats(c.gateway.map((s) => s.value.total))
+    results.chat[`${name}_c${parallel}`] = {
+      first_token: { direct: df, gateway: gf, added_p50_ms: Math.round((gf.p50_ms - df.p50_ms) * 100) / 100 },
+      whole_stream: { direct: dt, gateway: gt, added_p50_ms: Math.round((gt.p50_ms - dt.p50_ms) * 100) / 100 },
+      gateway_cpu_ms: c.cpuPerRequestMs
+    }
+    rows.push([`${name} first token, conc. ${parallel}`, df, gf, c.cpuPerRequestMs])
+    rows.push([`${name} whole stream, conc. ${parallel}`, dt, gt, undefined])
   }
-  rows.push([`chat first token, concurrency ${parallel}`, df, gf, c.cpuPerRequestMs])
-  rows.push([`chat whole stream, concurrency ${parallel}`, dt, gt, undefined])
 }
 
 const pad = (s, n) => String(s).padEnd(n)
 console.log(`\n${results.machine}, ${results.cpus} CPUs, Node ${results.node}, ${iterations} requests per cell`)
-console.log(pad("", 40) + pad("direct p50/p90/p99 ms", 26) + pad("gateway p50/p90/p99 ms", 26) + pad("added p50", 11) + "gateway CPU/req")
+console.log(pad("", 44) + pad("direct p50/p90/p99 ms", 26) + pad("gateway p50/p90/p99 ms", 26) + pad("added p50", 11) + "gateway CPU/req")
 for (const [name, d, g, cpu] of rows) {
   console.log(
-    pad(name, 40) + pad(`${d.p50_ms} / ${d.p90_ms} / ${d.p99_ms}`, 26) + pad(`${g.p50_ms} / ${g.p90_ms} / ${g.p99_ms}`, 26) +
+    pad(name, 44) + pad(`${d.p50_ms} / ${d.p90_ms} / ${d.p99_ms}`, 26) + pad(`${g.p50_ms} / ${g.p90_ms} / ${g.p99_ms}`, 26) +
       pad(`${Math.round((g.p50_ms - d.p50_ms) * 100) / 100} ms`, 11) + (cpu === undefined ? "" : `${cpu} ms`)
   )
 }
