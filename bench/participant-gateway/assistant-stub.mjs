@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// A stand-in for the assistant's chat stream (the assistant itself is not on main yet): POST
+// A stand-in for the assistant's chat stream with a fixed rhythm, so the benchmark measures the relaying alone: POST
 // /api/chat answers Server-Sent Events framed as the assistant frames them, the meta frame at
 // once, then TOKENS token frames TOKEN_INTERVAL_MS apart, done and [DONE]. Prints its port.
 /* global setInterval, clearInterval */
