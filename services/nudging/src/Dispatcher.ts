@@ -26,6 +26,8 @@ import { WebPush } from "./WebPush.js"
 /** Deliveries sent at once by one instance, and claimed per statement. */
 const concurrency = 32
 const batch = 50
+/** How long the sender waits for more just-committed deliveries before claiming. */
+const coalesce = Duration.millis(5)
 
 export class Dispatcher extends Effect.Service<Dispatcher>()("nudging/Dispatcher", {
   scoped: Effect.gen(function*() {
@@ -125,9 +127,14 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("nudging/Dispatcher
     // below finds.
     const kicked = yield* Queue.unbounded<string>()
     const claimKicked = Effect.gen(function*() {
-      const ids = yield* Queue.takeBetween(kicked, 1, batch)
+      const first = yield* Queue.takeBetween(kicked, 1, batch)
+      // Under load ingests commit a few deliveries every millisecond: a short wait claims them
+      // together (one statement for many instead of one each, which the single session of
+      // PGlite especially feels).
+      const more = first.length < batch ? yield* Effect.zipRight(Effect.sleep(coalesce), Queue.takeUpTo(kicked, batch - first.length)) : []
+      const ids = [...first, ...more]
       const now = yield* clock.currentTimeMillis
-      const jobs = yield* repo.claim([...ids], iso(now), iso(now + Duration.toMillis(lease)))
+      const jobs = yield* repo.claim(ids, iso(now), iso(now + Duration.toMillis(lease)))
       yield* FiberSet.run(fibers, deliverAll(jobs).pipe(
         Effect.catchAllCause((cause) => Effect.logError("sending deliveries failed; the poller retries them", cause))
       ))
