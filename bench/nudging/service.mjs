@@ -10,7 +10,6 @@
 //
 // then prints {"ready": {port}} and serves POST /ingest-event to run.mjs's autocannon until a
 // line arrives on stdin; then waits for the outbox to drain and prints the results as JSON.
-/* global performance */
 import { createRequire } from "node:module"
 import { performance } from "node:perf_hooks"
 import * as crypto from "node:crypto"
