@@ -54,6 +54,36 @@ describe("health and readiness", () => {
       }))
   })
 
+  const broker = { up: false }
+  layer(
+    ServiceKit.serveTest(ExampleApi, {
+      service,
+      port: 0,
+      readiness: {
+        checks: { database: Effect.suspend(() => database.up ? Effect.void : Effect.fail(new Error("down"))) },
+        optional: { broker: Effect.suspend(() => broker.up ? Effect.void : Effect.fail(new Error("unreachable"))) }
+      }
+    }).pipe(Layer.provide(ItemsLive)),
+    { excludeTestServices: true }
+  )("with optional checks", (it) => {
+    it.effect("a failed optional check is 200 degraded; a failed required one still 503", () =>
+      Effect.gen(function*() {
+        database.up = true
+        broker.up = false
+        const degraded = yield* get("/ready")
+        expect(degraded.status).toBe(200)
+        expect(degraded.json).toEqual({ status: "degraded", checks: { database: "ok", broker: "failed" } })
+        broker.up = true
+        expect((yield* get("/ready")).json).toEqual({ status: "ready", checks: { database: "ok", broker: "ok" } })
+        database.up = false
+        broker.up = false
+        const down = yield* get("/ready")
+        expect(down.status).toBe(503)
+        expect(down.json).toEqual({ status: "not_ready", checks: { database: "failed", broker: "failed" } })
+        database.up = true
+      }))
+  })
+
   layer(
     ServiceKit.serveTest(ExampleApi, { service, port: 0, health: false, readiness: false }).pipe(
       Layer.provide(ItemsLive)
