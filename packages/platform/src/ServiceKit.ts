@@ -256,8 +256,10 @@ export const serveTest = <
   ServeRequirements<HttpApi.HttpApi<Id, Groups, E, R>, RReady, RRoutes>
 > =>
   // The test client is built on top of the served layer, not provided to it: handlers that call
-  // other services through `HttpClient` must not get a client aimed at this very server.
-  HttpServer.layerTestClient.pipe(
+  // other services through `HttpClient` must not get a client aimed at this very server. Fresh:
+  // `layerTestClient` is one constant, which a layer graph with two test servers would otherwise
+  // build once (memoised by reference), aiming both clients at whichever server came first.
+  Layer.fresh(HttpServer.layerTestClient).pipe(
     Layer.provide(NodeHttpClient.layerWithoutAgent),
     Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: false })),
     Layer.provideMerge(make(api, options, () =>

@@ -1,6 +1,8 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { ServiceKit } from "@rec/platform"
 import * as Effect from "effect/Effect"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
 import { ExampleApi, ItemsLive } from "./fixtures/ExampleApi.js"
 import { body, get } from "./fixtures/http.js"
@@ -106,6 +108,27 @@ describe("health and readiness", () => {
       Effect.gen(function*() {
         expect((yield* get("/healthz")).status).toBe(200)
         expect((yield* get("/readyz")).json).toEqual({ status: "ready", checks: {} })
+      }))
+  })
+})
+
+describe("two test servers in one layer graph", () => {
+  class Other extends Context.Tag("test/OtherServer")<Other, HttpClient.HttpClient>() {}
+  // A service whose tests start another service next to it (the grid gateway and the digital
+  // twin): each test client must reach its own server.
+  const other = Layer.effect(Other, HttpClient.HttpClient).pipe(
+    Layer.provide(ServiceKit.serveTest(ExampleApi, { service: { name: "other", version: "9.9.9" }, port: 0 }).pipe(Layer.provide(ItemsLive)))
+  )
+  layer(
+    ServiceKit.serveTest(ExampleApi, { service, port: 0 }).pipe(Layer.provide(ItemsLive), Layer.provideMerge(other)),
+    { excludeTestServices: true }
+  )("each client its own server", (it) => {
+    it.effect("the served layer's client reaches it, the other one the other", () =>
+      Effect.gen(function*() {
+        expect((yield* get("/health")).json).toMatchObject({ service: "example" })
+        const otherClient = yield* Other
+        const answer = yield* Effect.flatMap(otherClient.get("/health"), (r) => r.json).pipe(Effect.scoped)
+        expect(answer).toMatchObject({ service: "other" })
       }))
   })
 })
