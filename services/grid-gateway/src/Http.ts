@@ -1,0 +1,172 @@
+/**
+ * Handlers (thin: HTTP in, a call to the feature services, HTTP out) and the served service.
+ * `HttpLive` is what `main.ts` runs; `make` / `makeTest` build the same service around other
+ * parts (tests, the all-in-one launcher): a token verifier, a policy engine, a database, a
+ * digital-twin client, the nudge sender, the broker connection.
+ */
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import type { PgClient } from "@effect/sql-pg"
+import type { SqlClient } from "@effect/sql/SqlClient"
+import { Authentication, TokenVerifier } from "@rec/auth"
+import { Database } from "@rec/db"
+import { DigitalTwinClient } from "@rec/digital-twin"
+import { Mqtt } from "@rec/mqtt"
+import { Engines, PolicyEngine } from "@rec/policy"
+import { ServiceKit } from "@rec/platform"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import { AlertDeliveriesRepo } from "./AlertDeliveriesRepo.js"
+import { AlertDispatcher } from "./AlertDispatcher.js"
+import type { AlertNudges } from "./AlertNudges.js"
+import { AlertRules } from "./AlertRules.js"
+import { AlertRulesRepo } from "./AlertRulesRepo.js"
+import { Api } from "./Api.js"
+import * as GridConfig from "./Config.js"
+import { GridAccess } from "./GridAccess.js"
+import { GridData } from "./GridData.js"
+import * as Me from "./Me.js"
+import { migrations } from "./migrations/index.js"
+import { NotificationSettings } from "./NotificationSettings.js"
+import { NotificationSettingsRepo } from "./NotificationSettingsRepo.js"
+import * as PipelineListener from "./PipelineListener.js"
+import { Webhooks } from "./Webhooks.js"
+
+// ---------------------------------------------------------------------------------------------
+// Handlers
+
+/** `Cache-Control: public, max-age=3600` on this request's (successful) response. */
+const cacheForAnHour = HttpApp.appendPreResponseHandler((_request, response) =>
+  Effect.succeed(HttpServerResponse.setHeader(response, "cache-control", "public, max-age=3600"))
+)
+
+export const MeLive = HttpApiBuilder.group(Api, "me", (handlers) =>
+  handlers.handle("me", ({ headers }) =>
+    Effect.flatMap(Authentication.CurrentSubject, (subject) =>
+      Either.match(Me.me(subject, headers["accept-language"]), { onLeft: Effect.fail, onRight: Effect.succeed }))))
+
+export const GridLive = HttpApiBuilder.group(Api, "grid", (handlers) =>
+  Effect.gen(function*() {
+    const grid = yield* GridData
+    return handlers
+      .handle("windMap", ({ path, urlParams }) => grid.windMap(path.network_id, urlParams))
+      .handle("windBosco", ({ path, urlParams }) => grid.windBosco(path.network_id, urlParams))
+      .handle("windAlertDistribution", ({ path, urlParams }) => grid.windAlertDistribution(path.network_id, urlParams))
+      .handle("windTrend", ({ path }) => grid.windTrend(path.network_id))
+      .handle("heatMap", ({ path, urlParams }) => grid.heatMap(path.network_id, urlParams))
+      .handle("heatAlertDistribution", ({ path, urlParams }) => grid.heatAlertDistribution(path.network_id, urlParams))
+      .handle("heatTrend", ({ path }) => grid.heatTrend(path.network_id))
+      .handle("substationsMap", ({ path }) => grid.substationsMap(path.network_id))
+      .handle("filters", ({ path }) => grid.filters(path.network_id))
+      .handle("summary", ({ path }) => grid.summary(path.network_id))
+      .handle("tileIndex", ({ path }) => Effect.tap(grid.tileIndex(path.network_id), () => cacheForAnHour))
+      .handle("shapes", ({ path, urlParams }) => Effect.tap(grid.shapes(path.network_id, urlParams), () => cacheForAnHour))
+      .handle("risks", ({ path, urlParams }) => grid.risks(path.network_id, urlParams))
+      .handle("risksNow", ({ path, urlParams }) => grid.risksNow(path.network_id, urlParams))
+      .handle("trendline", ({ path, urlParams }) => grid.trendline(path.network_id, urlParams))
+  }))
+
+export const AlertRulesLive = HttpApiBuilder.group(Api, "alertRules", (handlers) =>
+  Effect.gen(function*() {
+    const rules = yield* AlertRules
+    return handlers
+      .handle("list", () => rules.list())
+      .handle("create", ({ payload }) => rules.create(payload), { uninterruptible: true })
+      .handle("update", ({ path, payload }) => rules.update(path.id, payload), { uninterruptible: true })
+      .handle("delete", ({ path }) => rules.remove(path.id), { uninterruptible: true })
+  }))
+
+export const NotificationSettingsLive = HttpApiBuilder.group(Api, "notificationSettings", (handlers) =>
+  Effect.gen(function*() {
+    const settings = yield* NotificationSettings
+    return handlers
+      .handle("get", () => settings.get())
+      // A secret answered once must not be lost to a client that went away mid-write.
+      .handle("put", ({ payload }) => settings.put(payload), { uninterruptible: true })
+  }))
+
+const handlers = Layer.mergeAll(MeLive, GridLive, AlertRulesLive, NotificationSettingsLive)
+
+// ---------------------------------------------------------------------------------------------
+// The service
+
+type DatabaseServices = Database.Database | SqlClient | PgClient.PgClient
+
+export interface MakeOptions {
+  /** Default port (default 8015; `PORT` still wins). */
+  readonly port?: number | undefined
+  /** Default: `@rec/auth`'s verifier from `PLATFORM_OIDC_*`. */
+  readonly verifier?: Layer.Layer<TokenVerifier.TokenVerifier> | undefined
+  /** Default: `Engines.layer` (embedded `PLATFORM_POLICIES_POLICIES_DIR`, or the policy service). */
+  readonly engine?: Layer.Layer<PolicyEngine> | undefined
+  /** Default: `@rec/db` from `DATABASE_URL` (PGlite in `./data/grid-gateway` when unset), migrated. */
+  readonly database?: Layer.Layer<DatabaseServices, unknown> | undefined
+  /** Default: `DigitalTwinClient.layerConfig` (`DIGITAL_TWIN_API_URL`, client credentials, `DT_CLIENT_SCOPE`). */
+  readonly digitalTwin?: Layer.Layer<DigitalTwinClient, unknown> | undefined
+  /** The nudge sender (the nudging service's typed client in production; a fake in unit tests). */
+  readonly nudges: Layer.Layer<AlertNudges, unknown>
+  /** Default: `PipelineListener.mqttLayer` (`PLATFORM_MQTT_*`). */
+  readonly mqtt?: Layer.Layer<Mqtt.Mqtt, unknown> | undefined
+  /** Default: `Webhooks.layer` (`WEBHOOK_*`). */
+  readonly webhooks?: Layer.Layer<Webhooks, unknown> | undefined
+}
+
+/** Everything the handlers and the listener need. */
+export const services = (options: MakeOptions) => {
+  const database = options.database ?? Database.layer({ service: GridConfig.Service.name, migrations })
+  const verifier = options.verifier ?? TokenVerifier.layer
+  const engine = options.engine ?? Engines.layer
+  const repos = Layer.mergeAll(AlertRulesRepo.Default, NotificationSettingsRepo.Default, AlertDeliveriesRepo.Default)
+  const access = GridAccess.Default
+  const features = Layer.mergeAll(GridData.Default, AlertRules.Default, NotificationSettings.Default).pipe(
+    Layer.provideMerge(access)
+  )
+  const dispatcher = AlertDispatcher.Default.pipe(
+    Layer.provide(options.nudges),
+    Layer.provide(options.webhooks ?? Webhooks.layer)
+  )
+  const listener = PipelineListener.layer.pipe(Layer.provide(dispatcher))
+  return Layer.mergeAll(features, listener, Authentication.layer).pipe(
+    Layer.provideMerge(Layer.mergeAll(repos, options.digitalTwin ?? DigitalTwinClient.layerConfig)),
+    Layer.provideMerge(Layer.mergeAll(database, verifier, engine, options.mqtt ?? PipelineListener.mqttLayer))
+  )
+}
+
+type ReadinessRequirements = Database.Database | PolicyEngine | Mqtt.Mqtt
+
+const readiness: ServiceKit.ReadinessOptions<ReadinessRequirements> = {
+  checks: {
+    database: Effect.flatMap(Database.Database, (db) => db.check),
+    policies: Effect.flatMap(PolicyEngine, (engine) => engine.status).pipe(
+      Effect.filterOrFail((status) => status.loaded || status.fail_open, () => new Error("no policies are loaded"))
+    )
+  },
+  // The gateway serves its data without the broker; only alerts wait for it.
+  optional: { mqtt: Effect.flatMap(Mqtt.Mqtt, (mqtt) => mqtt.check) }
+}
+
+const serveOptions = (port: number) => ({
+  service: GridConfig.Service,
+  port,
+  docsPrefix: "/api",
+  corsOrigins: GridConfig.defaultCorsOrigins,
+  config: GridConfig.all,
+  readiness
+} as const)
+
+
+/** The grid gateway on `HOST`:`PORT` (default 8015). */
+export const make = (options: MakeOptions) =>
+  ServiceKit.serve(Api, serveOptions(options.port ?? GridConfig.defaultPort)).pipe(
+    Layer.provide(handlers),
+    Layer.provide(services(options))
+  )
+
+/** For tests: the service on a random port of 127.0.0.1, with an `HttpClient` aimed at it. */
+export const makeTest = (options: MakeOptions) =>
+  ServiceKit.serveTest(Api, serveOptions(0)).pipe(
+    Layer.provide(handlers),
+    Layer.provide(services(options))
+  )
