@@ -50,13 +50,9 @@ export type Threshold = typeof Threshold.Type
 
 /** Hazards, each once, in the order wind, heat. */
 export const RiskTypes = Schema.transform(
-  Schema.NonEmptyArray(RiskType),
-  Schema.NonEmptyArray(RiskType),
-  {
-    strict: true,
-    decode: (list) => riskTypes.filter((t) => list.includes(t)) as unknown as readonly [RiskType, ...Array<RiskType>],
-    encode: (list) => list
-  }
+  Schema.Array(RiskType).pipe(Schema.minItems(1, { message: () => "must list at least one hazard: wind, heat" })),
+  Schema.Array(RiskType),
+  { strict: true, decode: (list) => riskTypes.filter((t) => list.includes(t)), encode: (list) => list }
 ).annotations({ description: "A non-empty subset of wind and heat (duplicates are dropped)" })
 
 export const Email = Schema.String.pipe(
@@ -64,16 +60,18 @@ export const Email = Schema.String.pipe(
 ).annotations({ identifier: "Email", examples: ["control-room@dso.example"] })
 
 /**
- * Recipients as a list or as text separated by commas, semicolons or white space; every entry
- * must be an e-mail address. Decoded to the addresses, each once (case-insensitive, first
- * spelling kept), in order.
+ * Recipients as a list or as text separated by commas, semicolons or white space, or null (none);
+ * every entry must be an e-mail address. Decoded to the addresses, each once (case-insensitive,
+ * first spelling kept), in order. One transformation rather than a union with null, so a bad
+ * address is reported once, as itself.
  */
 export const RecipientsInput = Schema.transformOrFail(
-  Schema.Union(Schema.String, Schema.Array(Schema.String)),
-  Schema.Array(Email),
+  Schema.Union(Schema.Null, Schema.String, Schema.Array(Schema.String)),
+  Schema.NullOr(Schema.Array(Email)),
   {
     strict: true,
     decode: (input, _options, ast) => {
+      if (input === null) return ParseResult.succeed(null)
       const parsed = Recipients.parseStrict(typeof input === "string" ? [input] : input)
       return parsed.invalid.length === 0
         ? ParseResult.succeed(parsed.addresses)
@@ -91,7 +89,7 @@ export const RecipientsInput = Schema.transformOrFail(
   }
 ).annotations({
   identifier: "Recipients",
-  description: "E-mail addresses, as a list or as one string separated by commas, semicolons or spaces",
+  description: "E-mail addresses, as a list or as one string separated by commas, semicolons or spaces; null: none",
   examples: [["control-room@dso.example", "duty@dso.example"]]
 })
 
@@ -115,7 +113,7 @@ export type AlertRule = typeof AlertRule.Type
 export const AlertRuleCreate = Contract.allErrors(Schema.Struct({
   risk_types: RiskTypes,
   threshold: Threshold,
-  recipients: Schema.optional(Schema.NullOr(RecipientsInput)),
+  recipients: Schema.optionalWith(RecipientsInput, { exact: true }),
   active: Schema.optional(Schema.Boolean).annotations({ description: "Default true" }),
   network_id: Schema.optional(GridSchemas.NetworkId).annotations({
     description: "The network the rule watches; default: the caller's DSO network (required for a member of several DSOs)"
@@ -130,7 +128,7 @@ export type AlertRuleCreate = typeof AlertRuleCreate.Type
 export const AlertRuleUpdate = Contract.allErrors(Schema.Struct({
   risk_types: Schema.optional(Schema.NullOr(RiskTypes)),
   threshold: Schema.optional(Schema.NullOr(Threshold)),
-  recipients: Schema.optional(Schema.NullOr(RecipientsInput)),
+  recipients: Schema.optionalWith(RecipientsInput, { exact: true }),
   active: Schema.optional(Schema.NullOr(Schema.Boolean))
 })).annotations({ identifier: "AlertRuleUpdate" })
 export type AlertRuleUpdate = typeof AlertRuleUpdate.Type
@@ -155,7 +153,7 @@ export const NotificationSettings = Schema.Struct({
 export type NotificationSettings = typeof NotificationSettings.Type
 
 export const NotificationSettingsUpdate = Contract.allErrors(Schema.Struct({
-  email_recipients: Schema.optional(Schema.NullOr(RecipientsInput)),
+  email_recipients: Schema.optionalWith(RecipientsInput, { exact: true }),
   webhook_url: Schema.optional(Schema.NullOr(Schema.String)).annotations({
     description: "https URL receiving a signed JSON POST per alert; null removes the webhook"
   }),

@@ -113,25 +113,30 @@ export interface MakeOptions {
   readonly webhooks?: Layer.Layer<Webhooks, unknown> | undefined
 }
 
-/** Everything the handlers and the listener need. */
+/** The gateway's own parts (features, repositories, dispatcher, listener, authentication). */
+const own = Layer.mergeAll(
+  Layer.mergeAll(GridData.Default, AlertRules.Default, NotificationSettings.Default).pipe(Layer.provideMerge(GridAccess.Default)),
+  PipelineListener.layer.pipe(Layer.provide(AlertDispatcher.Default)),
+  Authentication.layer
+).pipe(Layer.provideMerge(Layer.mergeAll(AlertRulesRepo.Default, NotificationSettingsRepo.Default, AlertDeliveriesRepo.Default)))
+
+/**
+ * Everything the handlers and the listener need. The gateway's own parts are built fresh for
+ * each gateway: layers are shared by reference within one layer graph, and two gateways in one
+ * process (replicas in a test, the all-in-one launcher) must not share one listener. The parts
+ * passed in (database, broker connection, ...) are shared when the same layer is passed.
+ */
 export const services = (options: MakeOptions) => {
-  const database = options.database ?? Database.layer({ service: GridConfig.Service.name, migrations })
-  const verifier = options.verifier ?? TokenVerifier.layer
-  const engine = options.engine ?? Engines.layer
-  const repos = Layer.mergeAll(AlertRulesRepo.Default, NotificationSettingsRepo.Default, AlertDeliveriesRepo.Default)
-  const access = GridAccess.Default
-  const features = Layer.mergeAll(GridData.Default, AlertRules.Default, NotificationSettings.Default).pipe(
-    Layer.provideMerge(access)
+  const outside = Layer.mergeAll(
+    options.database ?? Database.layer({ service: GridConfig.Service.name, migrations }),
+    options.verifier ?? TokenVerifier.layer,
+    options.engine ?? Engines.layer,
+    options.mqtt ?? PipelineListener.mqttLayer,
+    options.digitalTwin ?? DigitalTwinClient.layerConfig,
+    options.nudges,
+    options.webhooks ?? Webhooks.layer
   )
-  const dispatcher = AlertDispatcher.Default.pipe(
-    Layer.provide(options.nudges),
-    Layer.provide(options.webhooks ?? Webhooks.layer)
-  )
-  const listener = PipelineListener.layer.pipe(Layer.provide(dispatcher))
-  return Layer.mergeAll(features, listener, Authentication.layer).pipe(
-    Layer.provideMerge(Layer.mergeAll(repos, options.digitalTwin ?? DigitalTwinClient.layerConfig)),
-    Layer.provideMerge(Layer.mergeAll(database, verifier, engine, options.mqtt ?? PipelineListener.mqttLayer))
-  )
+  return Layer.fresh(own).pipe(Layer.provideMerge(outside))
 }
 
 type ReadinessRequirements = Database.Database | PolicyEngine | Mqtt.Mqtt
@@ -155,7 +160,6 @@ const serveOptions = (port: number) => ({
   config: GridConfig.all,
   readiness
 } as const)
-
 
 /** The grid gateway on `HOST`:`PORT` (default 8015). */
 export const make = (options: MakeOptions) =>

@@ -124,7 +124,8 @@ export const digitalTwinAt = (
 export type BrokerChoice =
   | { readonly _tag: "embedded" }
   | { readonly _tag: "mosquitto"; readonly topicPrefix: string }
-  | { readonly _tag: "none" }
+  /** Nothing listens on `port` when the gateway starts (a test may start a broker there later). */
+  | { readonly _tag: "absent"; readonly port: number }
 
 export class BrokerInfo extends Context.Tag("test/BrokerInfo")<BrokerInfo, { readonly host: string; readonly port: number; readonly topicPrefix: string }>() {}
 
@@ -135,9 +136,8 @@ const brokerLayer = (choice: BrokerChoice): Layer.Layer<BrokerInfo, unknown> => 
         .pipe(Layer.provide(EmbeddedBroker.layer({ port: 0 })), Layer.provide(EmbeddedBroker.allowAll))
     case "mosquitto":
       return Layer.succeed(BrokerInfo, { host: "127.0.0.1", port: 1883, topicPrefix: choice.topicPrefix })
-    case "none":
-      // A port nothing listens on: the gateway must start and serve without a broker.
-      return Layer.succeed(BrokerInfo, { host: "127.0.0.1", port: 9, topicPrefix: "" })
+    case "absent":
+      return Layer.succeed(BrokerInfo, { host: "127.0.0.1", port: choice.port, topicPrefix: "" })
   }
 }
 
@@ -166,6 +166,8 @@ export interface GatewayOptions {
   readonly digitalTwin?: Layer.Layer<DigitalTwinClient, never, SimulatorUrl | DevIdp> | undefined
   /** Default: the recording fake (then `SentNudges` is available). */
   readonly nudges?: Layer.Layer<AlertNudges.AlertNudges, unknown, DevIdp> | undefined
+  /** Gateways on the same database and broker (the test's `HttpClient` reaches the last one). */
+  readonly replicas?: number | undefined
   /** Webhook host names and the addresses they resolve to (default: the system resolver). */
   readonly hosts?: Record<string, ReadonlyArray<string>> | undefined
 }
@@ -183,22 +185,28 @@ export const gatewayLayer = (options: GatewayOptions = {}) => {
     : Testing.layerPglite({ service: "grid-gateway", migrations })
   const env = new Map(Object.entries({ MQTT_STARTUP_TIMEOUT_SECONDS: "2", ...options.env }))
   const nudges = options.nudges ?? recordingNudges
-  const gateway = Layer.unwrapEffect(
-    Effect.map(DevIdp, (idp) =>
-      Http.makeTest({
-        verifier: TokenVerifier.layerFor(idp.issuer, { algorithms: ["RS256"], clockTolerance: Duration.seconds(5) }),
-        engine: Engines.embeddedWith({ directory: repoPolicies, watch: false }),
-        database,
-        digitalTwin: options.digitalTwin ?? digitalTwinAt(SimulatorUrl),
-        nudges,
-        mqtt: mqttClient("grid-gateway", "2 seconds")
-      }))
-  )
+  // Each replica its own server, policy engine and broker connection; one database and one nudge sender.
+  const replica = () =>
+    Layer.unwrapEffect(
+      Effect.map(DevIdp, (idp) =>
+        Http.makeTest({
+          verifier: TokenVerifier.layerFor(idp.issuer, { algorithms: ["RS256"], clockTolerance: Duration.seconds(5) }),
+          engine: Engines.embeddedWith({ directory: repoPolicies, watch: false }),
+          database,
+          digitalTwin: options.digitalTwin ?? digitalTwinAt(SimulatorUrl),
+          nudges,
+          mqtt: mqttClient("grid-gateway", "2 seconds")
+        }))
+    )
+  const replicas = Array.from({ length: Math.max(1, options.replicas ?? 1) }, replica)
+  const gateway = replicas.length === 1 ? replicas[0]! : Layer.mergeAll(replicas[0]!, ...replicas.slice(1))
   const resolver = options.hosts === undefined
     ? Layer.empty
     : Layer.succeed(WebhookUrls.Resolver, fixedLookup(options.hosts))
+  // The orchestrator's side: a client of the same broker that publishes runs.
+  const publisher = mqttClient("pipelines", "5 seconds")
   return gateway.pipe(
-    Layer.provideMerge(Layer.mergeAll(database, options.nudges === undefined ? recordingNudges : Layer.empty)),
+    Layer.provideMerge(Layer.mergeAll(database, publisher, options.nudges === undefined ? recordingNudges : Layer.empty)),
     Layer.provide(resolver),
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(env))),
     Layer.provideMerge(Layer.mergeAll(simulatorLayer, brokerLayer(options.broker ?? { _tag: "embedded" }))),
