@@ -145,7 +145,8 @@ describe("embedded broker hooks", () => {
       Effect.succeed(username === "svc-grid" && password !== undefined && Redacted.value(password) === token),
     authorizePublish: (client, topic) => Effect.succeed(client.username === "svc-grid" && topic.startsWith("grid/")),
     authorizeSubscribe: (_client, filter) =>
-      filter === "explode/#" ? Effect.die("policy engine crashed") : Effect.succeed(!filter.startsWith("secret/"))
+      filter === "explode/#" ? Effect.die("policy engine crashed") : Effect.succeed(!filter.startsWith("secret/")),
+    authorizeRead: (client) => Effect.succeed(client.username === "svc-grid")
   })
 
   it.live("authenticate refuses a wrong password and accepts the right one", () =>
@@ -201,7 +202,7 @@ describe("embedded broker hooks", () => {
       expect(first?.topic).toBe("grid/n1")
     }).pipe(Effect.scoped))
 
-  it.live("publish and subscribe hooks get the credentials and identity their connection authenticated with", () =>
+  it.live("publish, subscribe and read hooks get the credentials and identity their connection authenticated with", () =>
     Effect.gen(function*() {
       const seen: Array<{ hook: string; clientId: string; password: string | undefined; identity: unknown; what: string }> = []
       const record = (hook: string, client: EmbeddedBroker.BrokerClient, what: string) =>
@@ -227,6 +228,10 @@ describe("embedded broker hooks", () => {
         authorizeSubscribe: (client, filter) =>
           Effect.sync(() => record("subscribe", client, filter)).pipe(
             Effect.as((client.identity as { user: string }).user === filter.split("/")[1])
+          ),
+        authorizeRead: (client, topic) =>
+          Effect.sync(() => record("read", client, topic)).pipe(
+            Effect.as((client.identity as { user: string }).user === topic.split("/")[1])
           )
       })
       const { info } = yield* startBroker(0, identities)
@@ -244,7 +249,8 @@ describe("embedded broker hooks", () => {
         ["subscribe", "users/alice/#", { user: "alice" }, "token-of-alice"],
         ["subscribe", "users/alice/#", { user: "bob" }, "token-of-bob"],
         ["subscribe", "users/bob/#", { user: "bob" }, "token-of-bob"],
-        ["publish", "users/alice/notes", { user: "alice" }, "token-of-alice"]
+        ["publish", "users/alice/notes", { user: "alice" }, "token-of-alice"],
+        ["read", "users/alice/notes", { user: "alice" }, "token-of-alice"]
       ])
     }).pipe(Effect.scoped))
 

@@ -4,12 +4,16 @@
  *
  * - CONNECT: `POST /mqtt/user` with the client's token as `Authorization: Bearer`;
  * - PUBLISH: `POST /mqtt/acl` `{clientid, topic, acc: 2}` with the same header;
- * - SUBSCRIBE: `POST /mqtt/acl` `{clientid, topic: <filter>, acc: 4}`.
+ * - SUBSCRIBE: `POST /mqtt/acl` `{clientid, topic: <filter>, acc: 4}`;
+ * - each delivery to a subscriber: `POST /mqtt/acl` `{clientid, topic, acc: 1}` (read), which the
+ *   broker asks once per connection and topic and reuses for its `readDecisionTtl` (5 s by
+ *   default), as go-auth's ACL cache does.
  *
  * A 2xx answer allows; anything else (403, 5xx, a timeout, no answer) refuses. The token is the
- * MQTT password (or, if the password is empty, a user name that is a JWT); the broker hands the
- * publish and subscribe checks the credentials their connection authenticated with, so nothing
- * is remembered here.
+ * MQTT password (or, if the password is empty, a user name that is a JWT); the broker hands every
+ * check the credentials its connection authenticated with, so nothing is remembered here. The
+ * broker also ends a connection at its token's `exp`: the verifier's clock tolerance lets a
+ * token through a few seconds past `exp`, the connection does not outlive it.
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
@@ -70,7 +74,8 @@ export const make = (options: Options) =>
         return token === undefined ? Effect.succeed(false) : ask("/mqtt/user", token, null)
       },
       authorizePublish: (brokerClient, topic) => acl(brokerClient, topic, 2),
-      authorizeSubscribe: (brokerClient, filter) => acl(brokerClient, filter, 4)
+      authorizeSubscribe: (brokerClient, filter) => acl(brokerClient, filter, 4),
+      authorizeRead: (brokerClient, topic) => acl(brokerClient, topic, 1)
     }
     return authorizer
   })

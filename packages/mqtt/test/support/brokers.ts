@@ -64,12 +64,16 @@ export const client = (config: MqttConfig.MqttConfig, options?: Mqtt.MqttOptions
   Layer.build(Mqtt.Mqtt.Default(config, options)).pipe(Effect.map(Context.get(Mqtt.Mqtt)))
 
 /** An embedded broker the test can stop and start again (on the same port). */
-export const startBroker = (port: number, auth: Layer.Layer<EmbeddedBroker.BrokerAuth> = EmbeddedBroker.allowAll) =>
+export const startBroker = (
+  port: number,
+  auth: Layer.Layer<EmbeddedBroker.BrokerAuth> = EmbeddedBroker.allowAll,
+  options: Omit<EmbeddedBroker.EmbeddedBrokerOptions, "port"> = {}
+) =>
   Effect.gen(function*() {
     const scope = yield* Scope.make()
     // Stopped with the test at the latest; `stop` may close it earlier.
     yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
-    const info = yield* Layer.buildWithScope(EmbeddedBroker.layer({ port }).pipe(Layer.provide(auth)), scope).pipe(
+    const info = yield* Layer.buildWithScope(EmbeddedBroker.layer({ ...options, port }).pipe(Layer.provide(auth)), scope).pipe(
       Effect.map(Context.get(EmbeddedBroker.EmbeddedBroker)),
       Effect.tapErrorCause(() => Scope.close(scope, Exit.void))
     )
