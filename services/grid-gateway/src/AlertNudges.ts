@@ -6,9 +6,15 @@
  * `AlertNudges` is the seam: the real layer calls the nudging service's typed client with the
  * gateway's client-credentials token (`NUDGING_SCOPE`); unit tests provide a recording fake.
  */
-import type { Upstream } from "@rec/platform"
+import { ClientCredentials, ServiceClient } from "@rec/auth"
+import { Api as NudgingApi } from "@rec/nudging-service/Api"
+import { OutboundHttp, type Upstream } from "@rec/platform"
+import * as Config from "effect/Config"
 import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as GridConfig from "./Config.js"
 import type { RiskType } from "./Domain.js"
 import * as Recipients from "./Recipients.js"
 
@@ -71,9 +77,14 @@ export const nudgeFor = (options: {
   }
 })
 
-/** What the nudging service said (`accepted`, `suppressed`, `no_rule_fired`, `deduplicated`, ...). */
+/**
+ * What the nudging service did: `dispatched` (200), `suppressed` by the recipient's preferences
+ * or the daily cap (202), `no_rule_fired` (204), `deduplicated` (409: it already told this
+ * recipient in the rule's window). Each is an answer, not a failure: sending again would not
+ * change it.
+ */
 export interface NudgeReceipt {
-  readonly outcome: string
+  readonly outcome: "dispatched" | "suppressed" | "no_rule_fired" | "deduplicated"
 }
 
 export interface AlertNudgesService {
@@ -81,4 +92,47 @@ export interface AlertNudgesService {
   readonly send: (nudge: GridAlertNudge) => Effect.Effect<NudgeReceipt, Upstream.UpstreamFailure>
 }
 
-export class AlertNudges extends Context.Tag("@rec/grid-gateway/AlertNudges")<AlertNudges, AlertNudgesService>() {}
+/**
+ * The nudging service's ingest endpoint (`POST /ingest-event`) through the typed client derived
+ * from its contract (`@rec/nudging-service/Api`), with the gateway's client-credentials token
+ * (scope `NUDGING_SCOPE`; `nudging.ingest` is what the nudging service checks). Its 400 and 422
+ * (the event was refused), 5xx, unreadable answers and timeouts are failures (`Upstream`); a
+ * redelivered pipeline run tries the nudge again.
+ */
+export const make = (options: {
+  readonly baseUrl: string
+  readonly timeout?: GridConfig.NudgingSettings["timeout"] | undefined
+  readonly tokens?: ClientCredentials.TokenProvider | undefined
+}) =>
+  Effect.map(
+    ServiceClient.make(NudgingApi, { name: "nudging service", baseUrl: options.baseUrl, tokens: options.tokens, timeout: options.timeout }),
+    (nudging): AlertNudgesService => ({
+      send: (nudge) =>
+        nudging.call(
+          "ingest_event",
+          nudging.client.ingest.ingestEvent({ payload: { ...nudge, facts: { ...nudge.facts } } }).pipe(
+            Effect.map((answer): NudgeReceipt => ({ outcome: "result" in answer ? answer.result : "no_rule_fired" })),
+            Effect.catchTag("IngestDeduplicated", () => Effect.succeed<NudgeReceipt>({ outcome: "deduplicated" }))
+          )
+        )
+    })
+  )
+
+export class AlertNudges extends Context.Tag("@rec/grid-gateway/AlertNudges")<AlertNudges, AlertNudgesService>() {
+  /**
+   * From the environment: `NUDGING_API_URL`, `NUDGING_TIMEOUT`, and the gateway's client
+   * (`PLATFORM_OIDC_CLIENT_ID`/`_SECRET`, token endpoint from `PLATFORM_OIDC_BASE_URL`) with
+   * `NUDGING_SCOPE`. Without a client id every nudge fails with 503 "No credentials".
+   */
+  static readonly layer: Layer.Layer<AlertNudges, unknown> = Layer.effect(
+    AlertNudges,
+    Effect.gen(function*() {
+      const { nudging } = yield* GridConfig.settings
+      const clientId = yield* Config.option(Config.nonEmptyString("PLATFORM_OIDC_CLIENT_ID"))
+      const tokens = Option.isNone(clientId)
+        ? undefined
+        : yield* ClientCredentials.fromConfig({ scope: GridConfig.nudgingScope })
+      return yield* make({ baseUrl: nudging.baseUrl, timeout: nudging.timeout, tokens })
+    })
+  ).pipe(Layer.provide(OutboundHttp.layer))
+}

@@ -183,32 +183,39 @@ export const gatewayLayer = (options: GatewayOptions = {}) => {
   const database = options.database === "postgres"
     ? Testing.layerPostgres({ service: "grid-gateway", migrations })
     : Testing.layerPglite({ service: "grid-gateway", migrations })
-  const env = new Map(Object.entries({ MQTT_STARTUP_TIMEOUT_SECONDS: "2", ...options.env }))
   const nudges = options.nudges ?? recordingNudges
   // Each replica its own server, policy engine and broker connection; one database and one nudge sender.
+  // The token verifier is configured from the environment, as in production.
   const replica = () =>
-    Layer.unwrapEffect(
-      Effect.map(DevIdp, (idp) =>
-        Http.makeTest({
-          verifier: TokenVerifier.layerFor(idp.issuer, { algorithms: ["RS256"], clockTolerance: Duration.seconds(5) }),
-          engine: Engines.embeddedWith({ directory: repoPolicies, watch: false }),
-          database,
-          digitalTwin: options.digitalTwin ?? digitalTwinAt(SimulatorUrl),
-          nudges,
-          mqtt: mqttClient("grid-gateway", "2 seconds")
-        }))
-    )
+    Http.makeTest({
+      verifier: TokenVerifier.layer.pipe(Layer.orDie),
+      engine: Engines.embeddedWith({ directory: repoPolicies, watch: false }),
+      database,
+      digitalTwin: options.digitalTwin ?? digitalTwinAt(SimulatorUrl),
+      nudges,
+      mqtt: mqttClient("grid-gateway", "2 seconds")
+    })
   const replicas = Array.from({ length: Math.max(1, options.replicas ?? 1) }, replica)
   const gateway = replicas.length === 1 ? replicas[0]! : Layer.mergeAll(replicas[0]!, ...replicas.slice(1))
   const resolver = options.hosts === undefined
     ? Layer.empty
     : Layer.succeed(WebhookUrls.Resolver, fixedLookup(options.hosts))
+  // The gateway's environment: the dev identity provider as issuer (its audience required), then the test's.
+  const environment = Layer.unwrapEffect(Effect.map(DevIdp, (idp) =>
+    Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({
+      PLATFORM_OIDC_BASE_URL: idp.issuer,
+      PLATFORM_OIDC_AUDIENCE: idp.audience,
+      PLATFORM_OIDC_ALGORITHMS: "RS256",
+      PLATFORM_OIDC_CLOCK_TOLERANCE: "5 seconds",
+      MQTT_STARTUP_TIMEOUT_SECONDS: "2",
+      ...options.env
+    }))))))
   // The orchestrator's side: a client of the same broker that publishes runs.
   const publisher = mqttClient("pipelines", "5 seconds")
   return gateway.pipe(
     Layer.provideMerge(Layer.mergeAll(database, publisher, options.nudges === undefined ? recordingNudges : Layer.empty)),
     Layer.provide(resolver),
-    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(env))),
+    Layer.provide(environment),
     Layer.provideMerge(Layer.mergeAll(simulatorLayer, brokerLayer(options.broker ?? { _tag: "embedded" }))),
     Layer.provideMerge(DevIdp.layerTest),
     Layer.provide(collectLogs)
