@@ -168,6 +168,8 @@ export interface GatewayOptions {
   readonly nudges?: Layer.Layer<AlertNudges.AlertNudges, unknown, DevIdp> | undefined
   /** Gateways on the same database and broker (the test's `HttpClient` reaches the last one). */
   readonly replicas?: number | undefined
+  /** `env`: the policy engine from the environment (`PLATFORM_POLICIES_POLICIES_DIR`, `POLICY_FAIL_OPEN`); default the repository's policies. */
+  readonly engine?: "repository" | "env" | undefined
   /** Webhook host names and the addresses they resolve to (default: the system resolver). */
   readonly hosts?: Record<string, ReadonlyArray<string>> | undefined
 }
@@ -189,7 +191,7 @@ export const gatewayLayer = (options: GatewayOptions = {}) => {
   const replica = () =>
     Http.makeTest({
       verifier: TokenVerifier.layer.pipe(Layer.orDie),
-      engine: Engines.embeddedWith({ directory: repoPolicies, watch: false }),
+      engine: options.engine === "env" ? Engines.layer.pipe(Layer.orDie) : Engines.embeddedWith({ directory: repoPolicies, watch: false }),
       database,
       digitalTwin: options.digitalTwin ?? digitalTwinAt(SimulatorUrl),
       nudges,
