@@ -5,6 +5,7 @@
  * URLs follow the webhook rules, and the signing secret is answered once.
  */
 import { describe, expect, layer } from "@effect/vitest"
+import { Testing } from "@rec/db"
 import * as Effect from "effect/Effect"
 import { call, gatewayLayer, tokenOf } from "./support/Gateway.js"
 
@@ -12,8 +13,13 @@ const rule = { risk_types: ["wind"], threshold: "ALERT" }
 
 const as = (name: string) => Effect.map(tokenOf(name), (token) => ({ token }))
 
+const postgresSkip = await Testing.postgresSkipReason()
+
+for (const backend of ["pglite", "postgres"] as const) {
+const skip = backend === "postgres" ? postgresSkip : undefined
+describe.skipIf(skip !== undefined)(`on ${backend}${skip === undefined ? "" : ` (skipped: ${skip})`}`, () => {
 layer(
-  gatewayLayer({ hosts: { "hooks.dso.example": ["93.184.216.34"], "internal.dso.example": ["10.1.2.3"] } }),
+  gatewayLayer({ database: backend, hosts: { "hooks.dso.example": ["93.184.216.34"], "internal.dso.example": ["10.1.2.3"] } }),
   { excludeTestServices: true, timeout: "90 seconds" }
 )("alert rules and settings", (it) => {
   describe("alert rules", () => {
@@ -247,3 +253,5 @@ layer(
       }))
   })
 })
+})
+}
