@@ -6,7 +6,8 @@
 import { HttpServer } from "@effect/platform"
 import { expect, layer } from "@effect/vitest"
 import { DevIdp } from "@rec/dev-idp"
-import { ContractCheck } from "@rec/platform"
+import { ContractCheck, ContractFuzz } from "@rec/platform"
+import { DigitalTwinApi } from "../src/Api.js"
 import { Effect, Layer } from "effect"
 import * as SimulatorServer from "../src/simulator/Server.js"
 
@@ -60,4 +61,15 @@ layer(SimulatorLive, { excludeTestServices: true, timeout: "60 seconds" })("simu
       })
       expect(status).toEqual([400, { detail: "The request body nests arrays and objects deeper than 64 levels, the most this service accepts" }])
     }))
+
+  it.effect("contract fuzzing: no 5xx, every 4xx says what is wrong, still healthy", () =>
+    Effect.gen(function*() {
+      const idp = yield* DevIdp
+      const token = yield* idp.mint("svc-grid")
+      const url = yield* baseUrl
+      const report = yield* Effect.promise(() => ContractFuzz.run(DigitalTwinApi, { baseUrl: url, token, runs: 3, seed: 11 }))
+      expect(report.findings).toEqual([])
+      expect(report.endpoints).toBe(27)
+      expect(report.requests).toBeGreaterThan(500)
+    }), 120_000)
 })

@@ -21,6 +21,7 @@ import * as Layer from "effect/Layer"
 import * as Fs from "node:fs"
 import { createRequire } from "node:module"
 import * as HttpErrors from "./HttpErrors.js"
+import * as RateLimit from "./RateLimit.js"
 import type { ServiceInfo } from "./Tracing.js"
 
 /** Normalises a prefix to `""` or `/segment[/segment...]` without a trailing slash. */
@@ -128,10 +129,13 @@ const dropGeneratedIds = (node: unknown): void => {
  *   body can be answered 413 (`maxBodySize`);
  * - generated `$id`s of `Schema.Unknown` and friends are dropped (twice in one document they
  *   make it invalid);
+ * - operations under a rate limit list its 429;
  * - operations of a contract secured as a whole (`HttpApi.middleware` with security) inherit its
  *   security instead of declaring none.
  */
-export const kitTransform = (service: ServiceInfo) => (input: Record<string, unknown>): Record<string, unknown> => {
+export const kitTransform = (service: ServiceInfo, rateLimits: ReadonlyArray<RateLimit.Rule> = []) =>
+(input: Record<string, unknown>): Record<string, unknown> => {
+  const limiters = rateLimits.map(RateLimit.compile)
   const spec = JSON.parse(JSON.stringify(input).split(`"${decodeErrorRef}"`).join(`"${invalidRequestRef}"`)) as {
     info: { version: string }
     security?: Array<unknown>
@@ -145,8 +149,15 @@ export const kitTransform = (service: ServiceInfo) => (input: Record<string, unk
   schemas.InvalidRequest = errorBodySchema("The request does not match the contract: `issues` names every problem")
   schemas.ErrorBody = errorBodySchema("The platform's error body")
   const apiSecured = Array.isArray(spec.security) && spec.security.length > 0
-  for (const item of Object.values(spec.paths)) {
-    for (const operation of Object.values(item)) {
+  for (const [path, item] of Object.entries(spec.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      const concrete = path.replace(/\{[^}]+\}/g, "x")
+      if (limiters.some((l) => l.matches(method.toUpperCase(), concrete)) && operation.responses["429"] === undefined) {
+        operation.responses["429"] = {
+          description: "Too many requests from this client; `Retry-After` says when to try again",
+          content: jsonContent(errorBodyRef)
+        }
+      }
       // Effect writes `security: []` on every operation, which in OpenAPI means "no credentials"
       // and overrides a contract-wide requirement (Swagger would send no token at all).
       if (apiSecured && Array.isArray(operation.security) && operation.security.length === 0) delete operation.security
@@ -166,10 +177,11 @@ export const kitTransform = (service: ServiceInfo) => (input: Record<string, unk
 /** The contract as documented: its own transform (if any), then the kit's. */
 export const documented = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
   api: HttpApi.HttpApi<Id, Groups, E, R>,
-  service: ServiceInfo
+  service: ServiceInfo,
+  rateLimits: ReadonlyArray<RateLimit.Rule> = []
 ): HttpApi.HttpApi<Id, Groups, E, R> => {
   const own = Context.getOption(api.annotations, OpenApi.Transform)
-  const kit = kitTransform(service)
+  const kit = kitTransform(service, rateLimits)
   return api.annotate(
     OpenApi.Transform,
     Option.isSome(own) ? (spec) => kit(own.value(spec)) : kit
@@ -179,10 +191,11 @@ export const documented = <Id extends string, Groups extends HttpApiGroup.HttpAp
 export const layer = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
   contract: HttpApi.HttpApi<Id, Groups, E, R>,
   prefix: string,
-  service: ServiceInfo
+  service: ServiceInfo,
+  rateLimits: ReadonlyArray<RateLimit.Rule> = []
 ): Layer.Layer<never, never, HttpLayerRouter.HttpRouter> => {
   const p = paths(prefix)
-  const api = documented(contract, service)
+  const api = documented(contract, service, rateLimits)
   const spec = OpenApi.fromApi(api)
   const specResponse = HttpServerResponse.unsafeJson(spec)
   const bundleName = p.redocBundle.slice(p.redocBundle.lastIndexOf("/") + 1)

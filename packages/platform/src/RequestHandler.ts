@@ -37,6 +37,7 @@ import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
 import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
@@ -51,6 +52,7 @@ import * as ErrorBodies from "./ErrorBodies.js"
 import { type FastHandler, FastRoutes, key as FastRoutesKey } from "./FastRoutes.js"
 import * as JsonBody from "./JsonBody.js"
 import { CurrentRequestLogger } from "./Logging.js"
+import * as RateLimit from "./RateLimit.js"
 import { CurrentRequest, fromHeader, requestIdHeader, type RequestInfo } from "./RequestContext.js"
 import * as ResponseWriter from "./ResponseWriter.js"
 import * as ServerSpan from "./ServerSpan.js"
@@ -68,6 +70,10 @@ export interface Options {
   readonly tracing: boolean
   /** CORS headers; `undefined`: none. */
   readonly cors: Cors.CorsPolicy | undefined
+  /** Rate limits checked before the route (and before fast routes). */
+  readonly rateLimits: ReadonlyArray<RateLimit.Limiter>
+  /** The proxy header a token may come in (the client key of rate limits). */
+  readonly jwtHeaderName: string
 }
 
 /** A Node `request` listener. */
@@ -107,6 +113,17 @@ const tooLarge = (options: Options) =>
     status: 413,
     detail: `The request body is larger than ${options.maxBodySize} bytes, the most this service accepts`
   })
+
+const tooMany = (limiter: RateLimit.Limiter, retryAfterMs: number) =>
+  HttpServerResponse.setHeader(
+    ErrorBodies.response({
+      status: 429,
+      detail: `Too many requests: at most ${limiter.rule.limit} per ${Duration.format(limiter.windowMs)} for this client; ` +
+        `try again in ${Math.max(1, Math.ceil(retryAfterMs / 1000))} s`
+    }),
+    "retry-after",
+    String(Math.max(1, Math.ceil(retryAfterMs / 1000)))
+  )
 
 /** Why a body could not be read, for its 400. */
 const unreadableDetail = (error: HttpServerError.RequestError): string => {
@@ -178,6 +195,8 @@ export const make = <E, R>(
 ): Effect.Effect<NodeHandler, never, Exclude<R, HttpServerRequest.HttpServerRequest | Scope.Scope | CurrentRequest>> =>
   Effect.map(Effect.runtime<Exclude<R, HttpServerRequest.HttpServerRequest | Scope.Scope | CurrentRequest>>(), (runtime) => {
     const requestLogger = Context.get(runtime.context, CurrentRequestLogger)
+    const memoryStore = new RateLimit.MemoryStore()
+    const sharedStore = Option.getOrUndefined(Context.getOption(runtime.context, RateLimit.SharedStore))
     // The services every request sees; each request adds its own three to a copy.
     const base = new Map(runtime.context.unsafeMap)
     base.set(IncomingMessage.MaxBodySize.key, Option.some(options.maxBodySize))
@@ -306,10 +325,44 @@ export const make = <E, R>(
           Effect.flatMap(Effect.exit(fromCause(cause, info, options)), (exit) => respond(request, info, exit, fiber))
       })
 
+    /**
+     * The rate limits matching the request: `undefined` when it may go on (no rule, or every
+     * in-memory rule admits it), else the effect answering whether it was refused (a 429).
+     */
+    const limited = (request: ServerRequest, info: RequestInfo): Effect.Effect<HttpServerResponse.HttpServerResponse | undefined> | undefined => {
+      let key: string | undefined
+      let pending: Effect.Effect<HttpServerResponse.HttpServerResponse | undefined> | undefined
+      for (const limiter of options.rateLimits) {
+        if (!limiter.matches(info.method, info.path)) continue
+        key ??= RateLimit.clientKey(request.headers, options.jwtHeaderName, request.source.socket.remoteAddress)
+        const bucket = `${limiter.rule.name}|${key}`
+        if (limiter.rule.store === "shared" && sharedStore !== undefined) {
+          const take = Effect.map(sharedStore.take(bucket, limiter.rule.limit, limiter.windowMs), (outcome) =>
+            outcome.allowed ? undefined : tooMany(limiter, outcome.retryAfterMs))
+          pending = pending === undefined ? take : Effect.flatMap(pending, (refused) => (refused === undefined ? take : Effect.succeed(refused)))
+          continue
+        }
+        const outcome = memoryStore.take(bucket, limiter.rule.limit, limiter.windowMs)
+        if (!outcome.allowed) return Effect.succeed(tooMany(limiter, outcome.retryAfterMs))
+      }
+      return pending
+    }
+
     const pipeline = Effect.withFiberRuntime<void, unknown>((fiber) => {
       const context = fiber.currentContext
       const request = Context.unsafeGet(context, HttpServerRequest.HttpServerRequest) as ServerRequest
       const info = Context.get(context, CurrentRequest)
+      if (options.rateLimits.length > 0) {
+        const check = limited(request, info)
+        if (check !== undefined) {
+          return Effect.flatMap(check, (refused) => (refused === undefined ? routedByPath(request, info, fiber) : send(request, info, refused)))
+        }
+      }
+      return routedByPath(request, info, fiber)
+    }).pipe(Effect.uninterruptible)
+
+    /** A fast route when there is one for the path, else the router. */
+    const routedByPath = (request: ServerRequest, info: RequestInfo, fiber: Fiber.RuntimeFiber<void, unknown>) => {
       if (fastRoutes.size > 0) {
         const handler = fastRoutes.get(FastRoutesKey(info.method, info.path))
         // Over the size limit, the generic path answers 413 without reading.
@@ -320,7 +373,7 @@ export const make = <E, R>(
         }
       }
       return generic(request, info, fiber)
-    }).pipe(Effect.uninterruptible)
+    }
 
     /** A request whose client went away before its body arrived: only the access log line. */
     const abandoned = Effect.withFiberRuntime<void>((fiber) =>

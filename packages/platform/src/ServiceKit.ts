@@ -24,11 +24,12 @@ import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import * as HttpServer from "@effect/platform/HttpServer"
 import type * as HttpServerError from "@effect/platform/HttpServerError"
 import * as Cause from "effect/Cause"
-import type * as Config from "effect/Config"
-import type * as ConfigError from "effect/ConfigError"
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Docs from "./Docs.js"
 import * as DotEnv from "./DotEnv.js"
 import * as Cors from "./Cors.js"
@@ -36,6 +37,7 @@ import * as Health from "./Health.js"
 import * as JsonBody from "./JsonBody.js"
 import * as Logging from "./Logging.js"
 import * as NodeServer from "./NodeServer.js"
+import * as RateLimit from "./RateLimit.js"
 import type * as RequestContext from "./RequestContext.js"
 import * as RequestHandler from "./RequestHandler.js"
 import * as ServiceConfig from "./ServiceConfig.js"
@@ -78,6 +80,11 @@ export interface ServeOptions<RReady = never, ERoutes = never, RRoutes = never> 
   readonly maxBodySize?: FileSystem.SizeInput | undefined
   /** Deepest nesting of arrays and objects in a JSON body (default 64); deeper ones are a 400. */
   readonly maxJsonDepth?: number | undefined
+  /**
+   * Rate limits per client (`RateLimit`), each overridable with `RATE_LIMIT_<NAME>`; `shared`
+   * rules need `RateLimit.SharedStore` (`RateLimit.sharedStoreLayer(schema)`) provided.
+   */
+  readonly rateLimits?: ReadonlyArray<RateLimit.Rule> | undefined
 }
 
 /** What the handlers of an `HttpApi` need: its group implementations and middleware. */
@@ -120,11 +127,21 @@ const make = <
     const config = yield* ServiceConfig.common({ port: options.port, corsOrigins: options.corsOrigins })
     const tracing = yield* Tracing.TracingEnabled
     const serviceNames = options.config === undefined ? [] : yield* ServiceConfig.envNames(options.config)
+    const rateLimitNames = (options.rateLimits ?? []).map(RateLimit.envName)
     yield* ServiceConfig.warnMisspellings([
       ...ServiceConfig.platformEnvNames,
       ...serviceNames,
+      ...rateLimitNames,
       ...(options.env ?? [])
     ])
+    const rateLimitEnv: Record<string, string | undefined> = {}
+    for (const name of rateLimitNames) {
+      rateLimitEnv[name] = Option.getOrUndefined(yield* Config.option(Config.string(name)))
+    }
+    const rateLimits = yield* Effect.try({
+      try: () => RateLimit.overrides(options.rateLimits ?? [], rateLimitEnv).map(RateLimit.compile),
+      catch: (error) => ConfigError.InvalidData([], error instanceof Error ? error.message : String(error))
+    })
 
     const prefix = Docs.normalisePrefix(options.docsPrefix)
     const docs = Docs.paths(prefix)
@@ -141,7 +158,7 @@ const make = <
 
     const routes = Layer.mergeAll(
       HttpLayerRouter.addHttpApi(api),
-      Docs.layer(api, prefix, options.service),
+      Docs.layer(api, prefix, options.service, rateLimits.map((l) => l.rule)),
       options.health === false ? Layer.empty : Health.healthLayer(options.service, healthPath),
       readiness === undefined
         ? Layer.empty
@@ -157,6 +174,8 @@ const make = <
     const handlerOptions: RequestHandler.Options = {
       maxBodySize: FileSystem.Size(options.maxBodySize ?? 10 * 1024 * 1024),
       maxJsonDepth: options.maxJsonDepth ?? JsonBody.defaultMaxDepth,
+      rateLimits,
+      jwtHeaderName: config.jwtHeaderName,
       accessLog: options.accessLog ?? true,
       quietPaths: quiet,
       tracing,
@@ -168,6 +187,11 @@ const make = <
       })
     }
     const served = Layer.scopedDiscard(Effect.gen(function*() {
+      if (rateLimits.some((l) => l.rule.store === "shared") && Option.isNone(yield* Effect.serviceOption(RateLimit.SharedStore))) {
+        yield* Effect.logWarning(
+          "shared rate limits are counted per process: no RateLimit.SharedStore is provided (RateLimit.sharedStoreLayer)"
+        )
+      }
       const router = yield* HttpLayerRouter.HttpRouter
       const handler = yield* RequestHandler.make(router.asHttpEffect(), handlerOptions)
       yield* NodeServer.listen(handler)

@@ -52,7 +52,7 @@ const options: Launcher.LauncherOptions = {
   embeddedBroker: true,
   policiesDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../policies"),
   // Only what the test says: the machine's environment must not leak in.
-  environment: { LOG_LEVEL: "warn" }
+  environment: { LOG_LEVEL: "warn", RATE_LIMIT_RELOAD: "off" }
 }
 
 const tokenResponse = (username: string, scope?: string) =>

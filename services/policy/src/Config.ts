@@ -7,6 +7,7 @@
  */
 import { AuthConfig } from "@rec/auth"
 import { PolicyConfig } from "@rec/policy"
+import type { RateLimit } from "@rec/platform"
 import * as Config from "effect/Config"
 import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
@@ -15,6 +16,18 @@ export const Service = { name: "policy", version: "0.1.0" } as const
 
 /** design.md's port table. */
 export const defaultPort = 8009
+
+/**
+ * The spec's recommended production limits (section 8), per client (a token's client and
+ * subject, else the address), counted in each replica's memory: a shared counter would cost
+ * more than the decision it guards. `RATE_LIMIT_AUTHORIZE`, `RATE_LIMIT_HEALTH`,
+ * `RATE_LIMIT_RELOAD` change them (`500/1s`, `off`).
+ */
+export const rateLimits: ReadonlyArray<RateLimit.Rule> = [
+  { name: "authorize", method: "POST", path: "/authorize", limit: 1000, window: "1 second" },
+  { name: "health", method: "GET", path: "/health", limit: 100, window: "1 second" },
+  { name: "reload", method: "POST", path: "/reload", limit: 1, window: "1 minute" }
+]
 
 export interface ServiceSettings {
   /** `/authorize` without a token decides for the anonymous subject instead of answering 401. */

@@ -241,6 +241,7 @@ export const services = (options: MakeOptions = {}) => {
 const serveOptions = (settings: Config.ServiceSettings, port: number) => ({
   service: Config.Service,
   port,
+  rateLimits: Config.rateLimits,
   // The spec fixes both bodies; the contract declares them.
   health: false,
   readiness: false,

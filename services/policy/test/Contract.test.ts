@@ -5,7 +5,8 @@
  */
 import * as HttpServer from "@effect/platform/HttpServer"
 import { expect, layer } from "@effect/vitest"
-import { ContractCheck } from "@rec/platform"
+import { Api } from "@rec/policy-service"
+import { ContractCheck, ContractFuzz } from "@rec/platform"
 import * as Effect from "effect/Effect"
 import { call, post, serviceLayer, tokens } from "./helpers.js"
 
@@ -77,3 +78,51 @@ layer(serviceLayer(), { excludeTestServices: true, timeout: "60 seconds" })("con
       expect((yield* call("GET", "/health")).status).toBe(200)
     }))
 })
+
+layer(serviceLayer({ env: { RATE_LIMIT_RELOAD: "1/1m", RATE_LIMIT_AUTHORIZE: "3/1m" } }), { excludeTestServices: true, timeout: "60 seconds" })(
+  "rate limits (spec section 8, recommended)",
+  (it) => {
+    it.effect("/authorize and /reload answer 429 with Retry-After past their limits, per client, and document it", () =>
+      Effect.gen(function*() {
+        const admin = yield* Effect.flatMap(tokens, (mint) => mint("admin"))
+        const viewer = yield* Effect.flatMap(tokens, (mint) => mint("viewer"))
+        const question = { resource: { type: "dataset", id: "d", attributes: { access_level: "open" } }, action: { name: "read" } }
+        const statuses: Array<number> = []
+        for (let i = 0; i < 4; i++) statuses.push((yield* post("/authorize", { token: admin, json: question })).status)
+        expect(statuses).toEqual([200, 200, 200, 429])
+        const refused = yield* post("/authorize", { token: admin, json: question })
+        expect(refused.status).toBe(429)
+        expect(Number(refused.headers["retry-after"])).toBeGreaterThanOrEqual(1)
+        expect((refused.body as { detail: string }).detail).toMatch(/^Too many requests/)
+        // Another client is not affected.
+        expect((yield* post("/authorize", { token: viewer, json: question })).status).toBe(200)
+        expect((yield* post("/reload", { token: admin })).status).toBe(200)
+        expect((yield* post("/reload", { token: admin })).status).toBe(429)
+        const spec = (yield* call("GET", "/openapi.json")).body as {
+          paths: Record<string, Record<string, { responses: Record<string, unknown> }>>
+        }
+        expect(spec.paths["/authorize"].post.responses["429"]).toBeDefined()
+        expect(spec.paths["/reload"].post.responses["429"]).toBeDefined()
+        expect(spec.paths["/health"].get.responses["429"]).toBeDefined()
+        expect(spec.paths["/dataset/access"].post.responses["429"]).toBeUndefined()
+      }))
+  }
+)
+
+layer(serviceLayer({ env: { RATE_LIMIT_AUTHORIZE: "off", RATE_LIMIT_HEALTH: "off" } }), { excludeTestServices: true, timeout: "120 seconds" })(
+  "contract fuzzing",
+  (it) => {
+    it.effect("valid and mutated requests from the contract: no 5xx, every 4xx says what is wrong, still healthy", () =>
+      Effect.gen(function*() {
+        const token = yield* Effect.flatMap(tokens, (mint) => mint("admin"))
+        const url = yield* baseUrl
+        const report = yield* Effect.promise(() => ContractFuzz.run(Api, { baseUrl: url, token, runs: 5, seed: 7 }))
+        expect(report.findings).toEqual([])
+        expect(report.endpoints).toBe(13)
+        expect(report.requests).toBeGreaterThan(250)
+        // Valid samples are answered (most are allowed or denied with 200), mutations refused.
+        expect(report.statuses["2xx"]).toBeGreaterThan(40)
+        expect(report.statuses["4xx"]).toBeGreaterThan(200)
+      }))
+  }
+)

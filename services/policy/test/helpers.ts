@@ -77,7 +77,8 @@ export const serviceLayer = (options: ServiceOptions = {}) =>
         fastRoutes: options.fastRoutes
       }))
   ).pipe(
-    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(options.env ?? {}))))),
+    // Tests reload more than once a minute: the limit is off unless a test sets it.
+    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({ RATE_LIMIT_RELOAD: "off", ...options.env }))))),
     Layer.provideMerge(DevIdp.layerTest),
     Layer.provide(Layer.merge(collectLogs, collectAudit))
   )
