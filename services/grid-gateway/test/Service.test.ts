@@ -5,7 +5,8 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import * as HttpServer from "@effect/platform/HttpServer"
-import { ContractCheck } from "@rec/platform"
+import { Api } from "@rec/grid-gateway-service"
+import { ContractCheck, ContractFuzz } from "@rec/platform"
 import * as Effect from "effect/Effect"
 import { call, gatewayLayer, tokenOf } from "./support/Gateway.js"
 
@@ -24,6 +25,18 @@ layer(gatewayLayer(), { excludeTestServices: true, timeout: "120 seconds" })("th
       expect(report.findings).toEqual([])
       expect(report.requests).toBeGreaterThan(40)
     }))
+
+  it.effect("contract fuzzing: no 5xx, every 4xx says what is wrong, still healthy", () =>
+    Effect.gen(function*() {
+      const url = yield* baseUrl
+      // A DSO operator (grid routes of their network, their rules) and a service (grid.admin).
+      for (const name of ["dso-operator", "svc-grid"]) {
+        const token = yield* tokenOf(name)
+        const report = yield* Effect.promise(() => ContractFuzz.run(Api, { baseUrl: url, token, runs: 3, seed: 14 }))
+        expect(report.findings, name).toEqual([])
+        expect(report.endpoints).toBe(22)
+      }
+    }), 180_000)
 
   it.effect("docs at /api/docs, /api/redoc, /api/openapi.json; /health and /ready", () =>
     Effect.gen(function*() {
