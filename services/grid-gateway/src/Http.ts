@@ -94,23 +94,24 @@ const handlers = Layer.mergeAll(MeLive, GridLive, AlertRulesLive, NotificationSe
 
 type DatabaseServices = Database.Database | SqlClient | PgClient.PgClient
 
-export interface MakeOptions {
+/** `R`: what the layers passed in need themselves (the launcher's identity provider, a test's parts). */
+export interface MakeOptions<R = never> {
   /** Default port (default 8015; `PORT` still wins). */
   readonly port?: number | undefined
   /** Default: `@rec/auth`'s verifier from `PLATFORM_OIDC_*`. */
-  readonly verifier?: Layer.Layer<TokenVerifier.TokenVerifier> | undefined
+  readonly verifier?: Layer.Layer<TokenVerifier.TokenVerifier, unknown, R> | undefined
   /** Default: `Engines.layer` (embedded `PLATFORM_POLICIES_POLICIES_DIR`, or the policy service). */
-  readonly engine?: Layer.Layer<PolicyEngine> | undefined
+  readonly engine?: Layer.Layer<PolicyEngine, unknown, R> | undefined
   /** Default: `@rec/db` from `DATABASE_URL` (PGlite in `./data/grid-gateway` when unset), migrated. */
-  readonly database?: Layer.Layer<DatabaseServices, unknown> | undefined
+  readonly database?: Layer.Layer<DatabaseServices, unknown, R> | undefined
   /** Default: `DigitalTwinClient.layerConfig` (`DIGITAL_TWIN_API_URL`, client credentials, `DT_CLIENT_SCOPE`). */
-  readonly digitalTwin?: Layer.Layer<DigitalTwinClient, unknown> | undefined
+  readonly digitalTwin?: Layer.Layer<DigitalTwinClient, unknown, R> | undefined
   /** The nudge sender (the nudging service's typed client in production; a fake in unit tests). */
-  readonly nudges: Layer.Layer<AlertNudges, unknown>
+  readonly nudges: Layer.Layer<AlertNudges, unknown, R>
   /** Default: `PipelineListener.mqttLayer` (`PLATFORM_MQTT_*`). */
-  readonly mqtt?: Layer.Layer<Mqtt.Mqtt, unknown> | undefined
+  readonly mqtt?: Layer.Layer<Mqtt.Mqtt, unknown, R> | undefined
   /** Default: `Webhooks.layer` (`WEBHOOK_*`). */
-  readonly webhooks?: Layer.Layer<Webhooks, unknown> | undefined
+  readonly webhooks?: Layer.Layer<Webhooks, unknown, R> | undefined
 }
 
 /** The gateway's own parts (features, repositories, dispatcher, listener, authentication). */
@@ -126,7 +127,7 @@ const own = Layer.mergeAll(
  * process (replicas in a test, the all-in-one launcher) must not share one listener. The parts
  * passed in (database, broker connection, ...) are shared when the same layer is passed.
  */
-export const services = (options: MakeOptions) => {
+export const services = <R = never>(options: MakeOptions<R>) => {
   const outside = Layer.mergeAll(
     options.database ?? Database.layer({ service: GridConfig.Service.name, migrations }),
     options.verifier ?? TokenVerifier.layer,
@@ -162,14 +163,14 @@ const serveOptions = (port: number) => ({
 } as const)
 
 /** The grid gateway on `HOST`:`PORT` (default 8015). */
-export const make = (options: MakeOptions) =>
+export const make = <R = never>(options: MakeOptions<R>) =>
   ServiceKit.serve(Api, serveOptions(options.port ?? GridConfig.defaultPort)).pipe(
     Layer.provide(handlers),
     Layer.provide(services(options))
   )
 
 /** For tests: the service on a random port of 127.0.0.1, with an `HttpClient` aimed at it. */
-export const makeTest = (options: MakeOptions) =>
+export const makeTest = <R = never>(options: MakeOptions<R>) =>
   ServiceKit.serveTest(Api, serveOptions(0)).pipe(
     Layer.provide(handlers),
     Layer.provide(services(options))

@@ -81,7 +81,7 @@ export const recordingNudges: Layer.Layer<AlertNudges.AlertNudges | SentNudges> 
           )
         }
         recorder.sent.push(nudge)
-        return Effect.succeed({ outcome: "accepted" })
+        return Effect.succeed({ outcome: "dispatched" as const })
       })
   }))
 ).pipe(Layer.provideMerge(Layer.sync(SentNudges, () => ({ sent: [], failWith: undefined }))))
@@ -189,7 +189,7 @@ export const gatewayLayer = (options: GatewayOptions = {}) => {
   // Each replica its own server, policy engine and broker connection; one database and one nudge sender.
   // The token verifier is configured from the environment, as in production.
   const replica = () =>
-    Http.makeTest({
+    Http.makeTest<SimulatorUrl | DevIdp | BrokerInfo>({
       verifier: TokenVerifier.layer.pipe(Layer.orDie),
       engine: options.engine === "env" ? Engines.layer.pipe(Layer.orDie) : Engines.embeddedWith({ directory: repoPolicies, watch: false }),
       database,
@@ -212,10 +212,14 @@ export const gatewayLayer = (options: GatewayOptions = {}) => {
       MQTT_STARTUP_TIMEOUT_SECONDS: "2",
       ...options.env
     }))))))
+  // The fake's record (empty when the test passes another sender).
+  const recorder: Layer.Layer<SentNudges> = options.nudges === undefined
+    ? recordingNudges
+    : Layer.sync(SentNudges, () => ({ sent: [], failWith: undefined }))
   // The orchestrator's side: a client of the same broker that publishes runs.
   const publisher = mqttClient("pipelines", "5 seconds")
   return gateway.pipe(
-    Layer.provideMerge(Layer.mergeAll(database, publisher, options.nudges === undefined ? recordingNudges : Layer.empty)),
+    Layer.provideMerge(Layer.mergeAll(database, publisher, recorder)),
     Layer.provide(resolver),
     Layer.provide(environment),
     Layer.provideMerge(Layer.mergeAll(simulatorLayer, brokerLayer(options.broker ?? { _tag: "embedded" }))),
@@ -257,7 +261,8 @@ export const call = (method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", url: s
     } catch {
       // Not JSON (docs pages): the text itself.
     }
-    return { status: response.status, body, headers: response.headers } satisfies Reply
+    const reply: Reply = { status: response.status, body, headers: response.headers }
+    return reply
   }).pipe(Effect.scoped, Effect.orDie)
 
 /** Mints once per (name, options) within a test file. */
