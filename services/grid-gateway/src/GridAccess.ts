@@ -27,7 +27,10 @@ export class GridAccess extends Effect.Service<GridAccess>()("@rec/grid-gateway/
   effect: Effect.gen(function*() {
     const engine = yield* PolicyEngine
 
-    /** Allowed, or the error to answer with. */
+    /**
+     * Allowed (the caller), or the error to answer with. No span of its own: the policy engine
+     * records the decision's span when spans are exported, and this runs on every request.
+     */
     const check = (action: GridAction, networkId?: string | undefined) =>
       Effect.gen(function*() {
         const subject = yield* Authentication.CurrentSubject
@@ -56,7 +59,7 @@ export class GridAccess extends Effect.Service<GridAccess>()("@rec/grid-gateway/
         )
         if (!decision.allowed) return yield* Effect.fail(new HttpErrors.Forbidden({ detail: decision.reason }))
         return subject
-      }).pipe(Effect.withSpan("GridAccess.check", { attributes: { action, "network.id": networkId ?? "" } }))
+      })
 
     return { check } as const
   })
