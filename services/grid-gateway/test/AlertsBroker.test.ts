@@ -88,8 +88,10 @@ const latePort = await Effect.runPromise(freePort)
 
 describe("broker unavailable at start", () => {
   const port = latePort
-  layer(gatewayLayer({ broker: { _tag: "absent", port } }), { excludeTestServices: true, timeout: "120 seconds" })("late broker", (it) => {
-    it.effect("serves and says degraded; when the broker appears the listener subscribes and alerts flow", () =>
+  // The original's orchestrator and flow names: only these two variables change.
+  const env = { PIPELINE_RUNS_TOPIC: "celine/pipelines/runs/+", GRID_PIPELINE_FLOW: "storm-resilience-flow" }
+  layer(gatewayLayer({ broker: { _tag: "absent", port }, env }), { excludeTestServices: true, timeout: "120 seconds" })("late broker", (it) => {
+    it.effect("serves and says degraded; when the broker appears the listener subscribes and alerts flow (topic and flow from the environment)", () =>
       Effect.gen(function*() {
         const degraded = yield* call("GET", "/ready")
         expect(degraded.status).toBe(200)
@@ -113,14 +115,22 @@ describe("broker unavailable at start", () => {
 
         const hot = yield* breachDay("dso-alto-garda")
         yield* createRule("dso-operator", { risk_types: hot.warning, threshold: "WARNING" })
-        const event = runEvent({ network_id: "dso-alto-garda", period: hot.date })
+        const event = runEvent({ network_id: "dso-alto-garda", period: hot.date, flow: "storm-resilience-flow" })
         // The subscription is made after the connection; publish until the listener answers.
         const recorder = yield* SentNudges
         for (let i = 0; i < 50 && runReports(event.run_id).length === 0; i++) {
-          yield* publishRun(event)
+          yield* publishRun(event, "celine/pipelines/runs/grid")
           yield* Effect.sleep("200 millis")
         }
+        // The default topic and flow are not listened to any more.
+        const elsewhere = runEvent({ network_id: "dso-alto-garda", period: hot.date, flow: "storm-resilience-flow" })
+        const defaultFlow = runEvent({ network_id: "dso-alto-garda", period: hot.date })
+        yield* publishRun(elsewhere)
+        yield* publishRun(defaultFlow, "celine/pipelines/runs/grid")
         yield* waitFor("the run's report", () => runReports(event.run_id).length >= 1)
+        yield* Effect.sleep("500 millis")
+        expect(runReports(elsewhere.run_id)).toEqual([])
+        expect(runReports(defaultFlow.run_id)).toEqual([])
         expect(recorder.sent.filter((n) => n.facts.period === hot.date)).toHaveLength(1)
       }).pipe(Effect.scoped))
   })

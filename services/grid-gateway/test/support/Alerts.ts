@@ -82,10 +82,9 @@ export const runEvent = (options: RunOptions = {}) => ({
   ...(options.window_end === undefined ? {} : { window_end: options.window_end })
 })
 
-/** Publishes a run event as the orchestrator does (QoS 1, `rec/pipelines/runs/<namespace>`). */
-export const publishRun = (event: ReturnType<typeof runEvent> | Record<string, unknown>, namespace = "grid") =>
-  Effect.flatMap(Mqtt.Mqtt, (mqtt) =>
-    Effect.orDie(mqtt.publish(`rec/pipelines/runs/${namespace}`, JSON.stringify(event), { qos: 1 })))
+/** Publishes a run event as the orchestrator does (QoS 1, `rec/pipelines/runs/<namespace>` unless told). */
+export const publishRun = (event: ReturnType<typeof runEvent> | Record<string, unknown>, topic = "rec/pipelines/runs/grid") =>
+  Effect.flatMap(Mqtt.Mqtt, (mqtt) => Effect.orDie(mqtt.publish(topic, JSON.stringify(event), { qos: 1 })))
 
 /** The dispatcher's summary lines of a run, in order. */
 export const runReports = (runId: string) =>
