@@ -172,7 +172,12 @@ for (const route of routes.filter((r) => values.only === undefined || r.name ===
     direct,
     gateway: through,
     added_p50_ms: through.fixed.p50_ms - direct.fixed.p50_ms,
-    rate_ratio: Math.round((through.max.requests_per_second / direct.max.requests_per_second) * 1000) / 1000
+    rate_ratio: Math.round((through.max.requests_per_second / direct.max.requests_per_second) * 1000) / 1000,
+    // What the CPU times say, whatever else runs on the machine: each server process uses at most
+    // one core, so the direct rate is bounded by the simulator's CPU per request and the gateway's
+    // by the busier of its two processes.
+    cpu_capacity_ratio: Math.round((direct.max.cpu_us_per_request[0] / Math.max(...through.max.cpu_us_per_request)) * 1000) / 1000,
+    added_cpu_us: Math.round(through.max.cpu_us_per_request[0])
   }
 }
 
@@ -195,6 +200,7 @@ for (const [name, r] of Object.entries(results.routes)) {
 }
 console.log("(CPU: the gateway's + the simulator's for gateway runs)")
 for (const [name, r] of Object.entries(results.routes)) {
+  console.log(`${name}: the gateway's own CPU ${r.added_cpu_us} µs per request; one core per process would give it ${Math.round(r.cpu_capacity_ratio * 100)}% of the direct rate`)
   console.log(`${name}: the gateway adds ${r.added_p50_ms} ms at p50 (goal <= 2: ${r.added_p50_ms <= 2 ? "met" : "not met"}); ` +
     `keeps ${Math.round(r.rate_ratio * 100)}% of the direct rate (goal >= 50%: ${r.rate_ratio >= 0.5 ? "met" : "not met"})`)
 }
