@@ -20,7 +20,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import { AlertDeliveriesRepo } from "./AlertDeliveriesRepo.js"
 import { AlertDispatcher } from "./AlertDispatcher.js"
-import type { AlertNudges } from "./AlertNudges.js"
+import { AlertNudges } from "./AlertNudges.js"
 import { AlertRules } from "./AlertRules.js"
 import { AlertRulesRepo } from "./AlertRulesRepo.js"
 import { Api } from "./Api.js"
@@ -115,8 +115,8 @@ export interface MakeOptions<R = never> {
   readonly database?: Layer.Layer<DatabaseServices, unknown, R> | undefined
   /** Default: `DigitalTwinClient.layerConfig` (`DIGITAL_TWIN_API_URL`, client credentials, `DT_CLIENT_SCOPE`). */
   readonly digitalTwin?: Layer.Layer<DigitalTwinClient, unknown, R> | undefined
-  /** The nudge sender (the nudging service's typed client in production; a fake in unit tests). */
-  readonly nudges: Layer.Layer<AlertNudges, unknown, R>
+  /** Default: `AlertNudges.layer` (the nudging service's typed client, `NUDGING_*`); unit tests give a fake. */
+  readonly nudges?: Layer.Layer<AlertNudges, unknown, R> | undefined
   /** Default: `PipelineListener.mqttLayer` (`PLATFORM_MQTT_*`). */
   readonly mqtt?: Layer.Layer<Mqtt.Mqtt, unknown, R> | undefined
   /** Default: `Webhooks.layer` (`WEBHOOK_*`). */
@@ -136,14 +136,14 @@ const own = Layer.mergeAll(
  * process (replicas in a test, the all-in-one launcher) must not share one listener. The parts
  * passed in (database, broker connection, ...) are shared when the same layer is passed.
  */
-export const services = <R = never>(options: MakeOptions<R>) => {
+export const services = <R = never>(options: MakeOptions<R> = {}) => {
   const outside = Layer.mergeAll(
     options.database ?? Database.layer({ service: GridConfig.Service.name, migrations }),
     options.verifier ?? TokenVerifier.layer,
     options.engine ?? Engines.layer,
     options.mqtt ?? PipelineListener.mqttLayer,
     options.digitalTwin ?? DigitalTwinClient.layerConfig,
-    options.nudges,
+    options.nudges ?? AlertNudges.layer,
     options.webhooks ?? Webhooks.layer
   )
   return Layer.fresh(own).pipe(Layer.provideMerge(outside))
@@ -172,14 +172,14 @@ const serveOptions = (port: number) => ({
 } as const)
 
 /** The grid gateway on `HOST`:`PORT` (default 8015). */
-export const make = <R = never>(options: MakeOptions<R>) =>
+export const make = <R = never>(options: MakeOptions<R> = {}) =>
   ServiceKit.serve(Api, serveOptions(options.port ?? GridConfig.defaultPort)).pipe(
     Layer.provide(handlers),
     Layer.provide(services(options))
   )
 
 /** For tests: the service on a random port of 127.0.0.1, with an `HttpClient` aimed at it. */
-export const makeTest = <R = never>(options: MakeOptions<R>) =>
+export const makeTest = <R = never>(options: MakeOptions<R> = {}) =>
   ServiceKit.serveTest(Api, serveOptions(0)).pipe(
     Layer.provide(handlers),
     Layer.provide(services(options))
