@@ -1,3 +1,4 @@
+import * as FastCheck from "effect/FastCheck"
 import { describe, expect, it } from "@effect/vitest"
 import { Columns, PgTypes } from "@rec/db"
 import { BigDecimal, DateTime, Either, Schema } from "effect"
@@ -31,5 +32,27 @@ describe("column schemas", () => {
     expect(PgTypes.timestamptzToIso("1900-01-01 00:00:00+00:19:32")).toBe("1899-12-31T23:40:28.000Z")
     expect(PgTypes.timestamptzToIso("infinity")).toBe("infinity")
     expect(PgTypes.timestamptzToIso("-infinity")).toBe("-infinity")
+  })
+
+  it("reads UTC text (the fast path) exactly as it reads every other style", () => {
+    expect(PgTypes.timestamptzToIso("2026-08-17 10:00:00+00")).toBe("2026-08-17T10:00:00.000Z")
+    expect(PgTypes.timestamptzToIso("2026-08-17 10:00:00.5+00")).toBe("2026-08-17T10:00:00.500Z")
+    expect(PgTypes.timestamptzToIso("2026-08-17 10:00:00.123999+00")).toBe("2026-08-17T10:00:00.123Z")
+    expect(PgTypes.timestamptzToIso("0044-03-15 12:00:00+00 BC")).toBe("-000043-03-15T12:00:00.000Z")
+    FastCheck.assert(
+      FastCheck.property(
+        FastCheck.integer({ min: Date.UTC(1, 0, 1), max: Date.UTC(9999, 11, 31) }),
+        FastCheck.integer({ min: 0, max: 999 }),
+        FastCheck.constantFrom(0, 1, 2, 3),
+        (ms, micros, extra) => {
+          // PostgreSQL prints up to 6 fractional digits, trailing zeros dropped.
+          const iso = new Date(ms).toISOString()
+          const fraction = `${iso.slice(20, 23)}${String(micros).padStart(3, "0")}`.slice(0, 3 + extra).replace(/0+$/, "")
+          const text = `${iso.slice(0, 10)} ${iso.slice(11, 19)}${fraction === "" ? "" : `.${fraction}`}+00`
+          const viaDate = PgTypes.timestamptzToIso(text.replace("+00", "+00:00:00"))
+          expect(PgTypes.timestamptzToIso(text)).toBe(viaDate)
+        }
+      )
+    )
   })
 })

@@ -102,13 +102,13 @@ const windowCheck = (value: {
 
 export const RespondRequest = Schema.Struct({
   response: Schema.Literal("accepted", "declined"),
-  reward_points: Schema.optional(Points).annotations({
+  reward_points: Schema.optionalWith(Points, { exact: true }).annotations({
     description: "Points estimated for the window (default: the digital twin's estimate, else 10)"
   }),
-  period_start: Schema.optional(RequestDateTime).annotations({
+  period_start: Schema.optionalWith(RequestDateTime, { exact: true }).annotations({
     description: "The window's start (default: the digital twin's window of this suggestion)"
   }),
-  period_end: Schema.optional(RequestDateTime).annotations({ description: "The window's end; with period_start" })
+  period_end: Schema.optionalWith(RequestDateTime, { exact: true }).annotations({ description: "The window's end; with period_start" })
 }).pipe(Schema.filter(windowCheck)).annotations({
   identifier: "RespondRequest",
   description: "Accept or decline a suggestion. Without a window the digital twin's window of the suggestion is used."
@@ -146,20 +146,20 @@ export const Commitment = Schema.Struct({
 export type Commitment = typeof Commitment.Type
 
 export const CreateCommitment = Schema.Struct({
-  user_id: Schema.optional(UserId).annotations({
+  user_id: Schema.optionalWith(UserId, { exact: true }).annotations({
     description: "Whose commitment: required for service accounts; a user may only name themself (default)"
   }),
   suggestion_id: SuggestionId,
-  suggestion_type: Schema.optionalWith(SuggestionType, { default: () => defaultSuggestionType }),
-  community_id: Schema.optional(Schema.NullOr(CommunityId)).annotations({
+  suggestion_type: Schema.optionalWith(SuggestionType, { exact: true, default: () => defaultSuggestionType }),
+  community_id: Schema.optionalWith(Schema.NullOr(CommunityId), { exact: true }).annotations({
     description: "Service accounts only; for users it comes from the digital twin's profile"
   }),
-  device_id: Schema.optional(Schema.NullOr(DeviceId)).annotations({
+  device_id: Schema.optionalWith(Schema.NullOr(DeviceId), { exact: true }).annotations({
     description: "Service accounts: taken as given. Users: must be their own meter (default: their meter)"
   }),
   period_start: RequestDateTime,
   period_end: RequestDateTime,
-  reward_points_estimated: Schema.optionalWith(Points, { default: () => 0 })
+  reward_points_estimated: Schema.optionalWith(Points, { exact: true, default: () => 0 })
 }).pipe(Schema.filter(windowCheck)).annotations({ identifier: "CreateCommitment" })
 export type CreateCommitment = typeof CreateCommitment.Type
 
@@ -172,14 +172,14 @@ const IntParam = (name: string, min: number, max: number) =>
   )
 
 export const ListParams = Schema.Struct({
-  user_id: Schema.optional(UserId).annotations({
+  user_id: Schema.optionalWith(UserId, { exact: true }).annotations({
     description: "Service accounts: whose commitments (default: everyone's). Users: only their own id"
   }),
-  status: Schema.optional(CommitmentStatus),
-  limit: Schema.optionalWith(IntParam("limit", 1, maxPageSize), { default: () => 50 }).annotations({
+  status: Schema.optionalWith(CommitmentStatus, { exact: true }),
+  limit: Schema.optionalWith(IntParam("limit", 1, maxPageSize), { exact: true, default: () => 50 }).annotations({
     description: `Page size, 1 to ${maxPageSize} (default 50)`
   }),
-  offset: Schema.optionalWith(IntParam("offset", 0, 10_000_000), { default: () => 0 }).annotations({
+  offset: Schema.optionalWith(IntParam("offset", 0, 10_000_000), { exact: true, default: () => 0 }).annotations({
     description: "Rows to skip (default 0)"
   })
 }).annotations({ identifier: "ListParams" })
@@ -194,13 +194,13 @@ export const CommitmentPage = Schema.Struct({
 export type CommitmentPage = typeof CommitmentPage.Type
 
 export const PendingParams = Schema.Struct({
-  limit: Schema.optionalWith(IntParam("limit", 1, maxPageSize), { default: () => 100 }).annotations({
+  limit: Schema.optionalWith(IntParam("limit", 1, maxPageSize), { exact: true, default: () => 100 }).annotations({
     description: `Most rows taken at once, 1 to ${maxPageSize} (default 100); ask again until the list is empty`
   })
 }).annotations({ identifier: "PendingParams" })
 
 export const ExportParams = Schema.Struct({
-  created_after: Schema.optional(RequestDateTime).annotations({
+  created_after: Schema.optionalWith(RequestDateTime, { exact: true }).annotations({
     description: "Only commitments made at or after this instant (inclusive)"
   })
 }).annotations({ identifier: "ExportParams" })
@@ -208,9 +208,9 @@ export type ExportParams = typeof ExportParams.Type
 
 export const SettleRequest = Schema.Struct({
   reward_points_actual: Points,
-  actual_kwh: Schema.optional(
+  actual_kwh: Schema.optionalWith(
     Schema.Number.pipe(Schema.finite(), Schema.nonNegative({ message: () => "must be zero or more" }))
-  ).annotations({ description: "Consumption measured in the window, kWh (kept with the commitment)" })
+  , { exact: true }).annotations({ description: "Consumption measured in the window, kWh (kept with the commitment)" })
 }).annotations({ identifier: "SettleRequest" })
 export type SettleRequest = typeof SettleRequest.Type
 

@@ -15,6 +15,7 @@ import { gridFetchers } from "../GridSchemas.js"
 import * as EnergyModel from "./Energy.js"
 import * as Grid from "./Grid.js"
 import * as Random from "./Random.js"
+import * as Synthetic from "./Synthetic.js"
 import * as Time from "./Time.js"
 import * as World from "./World.js"
 
@@ -25,6 +26,8 @@ export interface SimulatorOptions {
   readonly historyDays: number
   /** Days of grid forecasts after today. */
   readonly forecastDays: number
+  /** Generated communities served beside `World.community` (`Synthetic.ts`; default none). */
+  readonly syntheticCommunities?: ReadonlyArray<Synthetic.SyntheticCommunity> | undefined
 }
 
 export const defaultSimulatorOptions: SimulatorOptions = { seed: "rec-platform", historyDays: 7, forecastDays: 2 }
@@ -79,6 +82,21 @@ const make = Effect.gen(function*() {
   const options = yield* SimulatorOptionsTag
   const { seed } = options
   const models = new Map(World.networks.map((spec) => [spec.id, Grid.buildNetwork(seed, spec)]))
+  const communities = new Map<string, World.CommunitySpec>(World.communities.map((c) => [c.id, c]))
+  for (const spec of options.syntheticCommunities ?? []) {
+    if (communities.has(spec.id)) throw new RangeError(`community ${spec.id} exists already`)
+    communities.set(spec.id, Synthetic.build(seed, spec))
+  }
+  /** Participant by `sub`, with their community (a map: synthetic communities can be large). */
+  const participants = new Map<string, { readonly participant: World.ParticipantSpec; readonly community: World.CommunitySpec }>()
+  /** Meter by community and sensor id. */
+  const meters = new Map<string, World.ParticipantSpec>()
+  for (const community of communities.values()) {
+    for (const participant of community.participants) {
+      participants.set(participant.sub, { participant, community })
+      meters.set(`${community.id}\u0000${World.meterSensorId(participant)}`, participant)
+    }
+  }
 
   const today = Effect.map(Clock.currentTimeMillis, Time.isoDate)
 
@@ -461,13 +479,13 @@ const make = Effect.gen(function*() {
   // --- participants ---------------------------------------------------------------------
 
   const participant = (sub: string) => {
-    const found = World.findParticipant(sub)
+    const found = participants.get(sub)
     return found === undefined
       ? Effect.fail(new HttpErrors.NotFound({ detail: `'${sub}' is not a participant of any community` }))
       : Effect.succeed(found)
   }
 
-  const ownDevice = (found: NonNullable<ReturnType<typeof World.findParticipant>>, deviceId: string) =>
+  const ownDevice = (found: { readonly participant: World.ParticipantSpec }, deviceId: string) =>
     deviceId === World.meterSensorId(found.participant)
       ? Effect.void
       : Effect.fail(new HttpErrors.NotFound({ detail: `Participant '${found.participant.sub}' has no device '${deviceId}'` }))
@@ -599,7 +617,7 @@ const make = Effect.gen(function*() {
   // --- communities ----------------------------------------------------------------------
 
   const communityById = (id: string) => {
-    const found = World.findCommunity(id)
+    const found = communities.get(id)
     return found === undefined
       ? Effect.fail(new HttpErrors.NotFound({ detail: `Unknown community '${id}'` }))
       : Effect.succeed(found)
@@ -671,7 +689,7 @@ const make = Effect.gen(function*() {
   const settlement = Effect.fn("Simulator.settlement")(
     function*(communityId: string, payload: typeof Energy.SettlementPayload.Type) {
       const community = yield* communityById(communityId)
-      const member = community.participants.find((p) => World.meterSensorId(p) === payload.device_id)
+      const member = meters.get(`${community.id}\u0000${payload.device_id}`)
       if (member === undefined) {
         return yield* Effect.fail(new HttpErrors.NotFound({ detail: `Community '${communityId}' has no device '${payload.device_id}'` }))
       }
