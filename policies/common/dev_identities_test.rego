@@ -19,7 +19,7 @@ users := {
 			"id": "dbe3f621-9062-402a-b3c5-8e9e9c07cf26",
 			"type": "user",
 			"groups": ["default-roles-rec","offline_access","uma_authorization","viewer","viewers"],
-			"scopes": ["dataset.admin","dataset.query","dt.admin","dt.read","dt.simulate","dt.write","email","flexibility.admin","flexibility.commitments.export","flexibility.commitments.read","flexibility.commitments.write","flexibility.committed.read","flexibility.committed.write","flexibility.read","flexibility.write","grid.admin","grid.read","mqtt.admin","mqtt.read","mqtt.write","nudging.admin","nudging.ingest","pipeline.admin","pipeline.execute","pipeline.status","pipelines.runs.read","profile","registry.updates.write","userdata.admin","userdata.read","userdata.write"],
+			"scopes": ["dataset.admin","dataset.query","dt.admin","dt.read","dt.simulate","dt.write","email","flexibility.admin","flexibility.commitments.export","flexibility.commitments.read","flexibility.commitments.write","flexibility.committed.read","flexibility.committed.write","flexibility.read","flexibility.write","grid.admin","grid.read","mqtt.admin","mqtt.read","mqtt.write","nudging.admin","nudging.ingest","pipeline.admin","pipeline.execute","pipeline.status","pipelines.runs.read","profile","registry.admin","registry.read","registry.updates.write","userdata.admin","userdata.read","userdata.write"],
 			"organizations": []
 		}
 	},
@@ -35,7 +35,7 @@ users := {
 			"id": "03470742-3ac8-412a-97bd-85a457c3fa78",
 			"type": "user",
 			"groups": ["default-roles-rec","editor","editors","offline_access","uma_authorization"],
-			"scopes": ["dataset.admin","dataset.query","dt.admin","dt.read","dt.simulate","dt.write","email","flexibility.admin","flexibility.commitments.export","flexibility.commitments.read","flexibility.commitments.write","flexibility.committed.read","flexibility.committed.write","flexibility.read","flexibility.write","grid.admin","grid.read","mqtt.admin","mqtt.read","mqtt.write","nudging.admin","nudging.ingest","pipeline.admin","pipeline.execute","pipeline.status","pipelines.runs.read","profile","registry.updates.write","userdata.admin","userdata.read","userdata.write"],
+			"scopes": ["dataset.admin","dataset.query","dt.admin","dt.read","dt.simulate","dt.write","email","flexibility.admin","flexibility.commitments.export","flexibility.commitments.read","flexibility.commitments.write","flexibility.committed.read","flexibility.committed.write","flexibility.read","flexibility.write","grid.admin","grid.read","mqtt.admin","mqtt.read","mqtt.write","nudging.admin","nudging.ingest","pipeline.admin","pipeline.execute","pipeline.status","pipelines.runs.read","profile","registry.admin","registry.read","registry.updates.write","userdata.admin","userdata.read","userdata.write"],
 			"organizations": []
 		}
 	},
@@ -51,7 +51,7 @@ users := {
 			"id": "4d154941-8288-4fb3-9d36-8c19e3ea6908",
 			"type": "user",
 			"groups": ["default-roles-rec","manager","managers","offline_access","uma_authorization"],
-			"scopes": ["dataset.admin","dataset.query","dt.admin","dt.read","dt.simulate","dt.write","email","flexibility.admin","flexibility.commitments.export","flexibility.commitments.read","flexibility.commitments.write","flexibility.committed.read","flexibility.committed.write","flexibility.read","flexibility.write","grid.admin","grid.read","mqtt.admin","mqtt.read","mqtt.write","nudging.admin","nudging.ingest","pipeline.admin","pipeline.execute","pipeline.status","pipelines.runs.read","profile","registry.updates.write","userdata.admin","userdata.read","userdata.write"],
+			"scopes": ["dataset.admin","dataset.query","dt.admin","dt.read","dt.simulate","dt.write","email","flexibility.admin","flexibility.commitments.export","flexibility.commitments.read","flexibility.commitments.write","flexibility.committed.read","flexibility.committed.write","flexibility.read","flexibility.write","grid.admin","grid.read","mqtt.admin","mqtt.read","mqtt.write","nudging.admin","nudging.ingest","pipeline.admin","pipeline.execute","pipeline.status","pipelines.runs.read","profile","registry.admin","registry.read","registry.updates.write","userdata.admin","userdata.read","userdata.write"],
 			"organizations": []
 		}
 	},
@@ -67,7 +67,7 @@ users := {
 			"id": "91f4da7c-1056-4ab7-a210-f80ef8edf23c",
 			"type": "user",
 			"groups": ["admin","admins","default-roles-rec","offline_access","uma_authorization"],
-			"scopes": ["dataset.admin","dataset.query","dt.admin","dt.read","dt.simulate","dt.write","email","flexibility.admin","flexibility.commitments.export","flexibility.commitments.read","flexibility.commitments.write","flexibility.committed.read","flexibility.committed.write","flexibility.read","flexibility.write","grid.admin","grid.read","mqtt.admin","mqtt.read","mqtt.write","nudging.admin","nudging.ingest","pipeline.admin","pipeline.execute","pipeline.status","pipelines.runs.read","profile","registry.updates.write","userdata.admin","userdata.read","userdata.write"],
+			"scopes": ["dataset.admin","dataset.query","dt.admin","dt.read","dt.simulate","dt.write","email","flexibility.admin","flexibility.commitments.export","flexibility.commitments.read","flexibility.commitments.write","flexibility.committed.read","flexibility.committed.write","flexibility.read","flexibility.write","grid.admin","grid.read","mqtt.admin","mqtt.read","mqtt.write","nudging.admin","nudging.ingest","pipeline.admin","pipeline.execute","pipeline.status","pipelines.runs.read","profile","registry.admin","registry.read","registry.updates.write","userdata.admin","userdata.read","userdata.write"],
 			"organizations": []
 		}
 	},
@@ -83,7 +83,7 @@ users := {
 			"id": "29f9d00f-a686-482e-b4bd-7b84e56869c1",
 			"type": "user",
 			"groups": ["default-roles-rec","offline_access","uma_authorization"],
-			"scopes": ["dataset.admin","dataset.query","dt.admin","dt.read","dt.simulate","dt.write","email","flexibility.admin","flexibility.commitments.export","flexibility.commitments.read","flexibility.commitments.write","flexibility.committed.read","flexibility.committed.write","flexibility.read","flexibility.write","grid.admin","grid.read","mqtt.admin","mqtt.read","mqtt.write","nudging.admin","nudging.ingest","pipeline.admin","pipeline.execute","pipeline.status","pipelines.runs.read","profile","registry.updates.write","userdata.admin","userdata.read","userdata.write"],
+			"scopes": ["dataset.admin","dataset.query","dt.admin","dt.read","dt.simulate","dt.write","email","flexibility.admin","flexibility.commitments.export","flexibility.commitments.read","flexibility.commitments.write","flexibility.committed.read","flexibility.committed.write","flexibility.read","flexibility.write","grid.admin","grid.read","mqtt.admin","mqtt.read","mqtt.write","nudging.admin","nudging.ingest","pipeline.admin","pipeline.execute","pipeline.status","pipelines.runs.read","profile","registry.admin","registry.read","registry.updates.write","userdata.admin","userdata.read","userdata.write"],
 			"organizations": [{"alias":"dso-alto-garda","types":["dso"],"attributes":{"region":["Trentino"]},"groups":[],"roles":[],"id":"ffb07de4-cfaf-4a4e-bcc0-586f0ae5c305","name":"Alto Garda Distribuzione (simulated DSO)"}]
 		}
 	},
@@ -99,7 +99,7 @@ users := {
 			"id": "a16a1ce3-ddc7-4e91-8e41-450e0c9ad461",
 			"type": "user",
 			"groups": ["default-roles-rec","offline_access","uma_authorization"],
-			"scopes": ["dataset.admin","dataset.query","dt.admin","dt.read","dt.simulate","dt.write","email","flexibility.admin","flexibility.commitments.export","flexibility.commitments.read","flexibility.commitments.write","flexibility.committed.read","flexibility.committed.write","flexibility.read","flexibility.write","grid.admin","grid.read","mqtt.admin","mqtt.read","mqtt.write","nudging.admin","nudging.ingest","pipeline.admin","pipeline.execute","pipeline.status","pipelines.runs.read","profile","registry.updates.write","userdata.admin","userdata.read","userdata.write"],
+			"scopes": ["dataset.admin","dataset.query","dt.admin","dt.read","dt.simulate","dt.write","email","flexibility.admin","flexibility.commitments.export","flexibility.commitments.read","flexibility.commitments.write","flexibility.committed.read","flexibility.committed.write","flexibility.read","flexibility.write","grid.admin","grid.read","mqtt.admin","mqtt.read","mqtt.write","nudging.admin","nudging.ingest","pipeline.admin","pipeline.execute","pipeline.status","pipelines.runs.read","profile","registry.admin","registry.read","registry.updates.write","userdata.admin","userdata.read","userdata.write"],
 			"organizations": [{"alias":"dso-valsugana","types":["dso"],"attributes":{"region":["Trentino"]},"groups":[],"roles":[],"id":"1ac01f6b-829e-472e-bd39-66dcf21d8fb2","name":"Valsugana Reti (simulated DSO)"}]
 		}
 	},
@@ -115,7 +115,7 @@ users := {
 			"id": "30195d0b-9fb7-4bd0-9603-772e1030aac2",
 			"type": "user",
 			"groups": ["default-roles-rec","offline_access","uma_authorization"],
-			"scopes": ["dataset.admin","dataset.query","dt.admin","dt.read","dt.simulate","dt.write","email","flexibility.admin","flexibility.commitments.export","flexibility.commitments.read","flexibility.commitments.write","flexibility.committed.read","flexibility.committed.write","flexibility.read","flexibility.write","grid.admin","grid.read","mqtt.admin","mqtt.read","mqtt.write","nudging.admin","nudging.ingest","pipeline.admin","pipeline.execute","pipeline.status","pipelines.runs.read","profile","registry.updates.write","userdata.admin","userdata.read","userdata.write"],
+			"scopes": ["dataset.admin","dataset.query","dt.admin","dt.read","dt.simulate","dt.write","email","flexibility.admin","flexibility.commitments.export","flexibility.commitments.read","flexibility.commitments.write","flexibility.committed.read","flexibility.committed.write","flexibility.read","flexibility.write","grid.admin","grid.read","mqtt.admin","mqtt.read","mqtt.write","nudging.admin","nudging.ingest","pipeline.admin","pipeline.execute","pipeline.status","pipelines.runs.read","profile","registry.admin","registry.read","registry.updates.write","userdata.admin","userdata.read","userdata.write"],
 			"organizations": [{"alias":"dso-alto-garda","types":["dso"],"attributes":{"region":["Trentino"]},"groups":[],"roles":[],"id":"ffb07de4-cfaf-4a4e-bcc0-586f0ae5c305","name":"Alto Garda Distribuzione (simulated DSO)"},{"alias":"dso-valsugana","types":["dso"],"attributes":{"region":["Trentino"]},"groups":[],"roles":[],"id":"1ac01f6b-829e-472e-bd39-66dcf21d8fb2","name":"Valsugana Reti (simulated DSO)"}]
 		}
 	},
@@ -131,7 +131,7 @@ users := {
 			"id": "52409e36-6d23-45ed-bb1e-d6c564a2f454",
 			"type": "user",
 			"groups": ["default-roles-rec","offline_access","uma_authorization"],
-			"scopes": ["dataset.admin","dataset.query","dt.admin","dt.read","dt.simulate","dt.write","email","flexibility.admin","flexibility.commitments.export","flexibility.commitments.read","flexibility.commitments.write","flexibility.committed.read","flexibility.committed.write","flexibility.read","flexibility.write","grid.admin","grid.read","mqtt.admin","mqtt.read","mqtt.write","nudging.admin","nudging.ingest","pipeline.admin","pipeline.execute","pipeline.status","pipelines.runs.read","profile","registry.updates.write","userdata.admin","userdata.read","userdata.write"],
+			"scopes": ["dataset.admin","dataset.query","dt.admin","dt.read","dt.simulate","dt.write","email","flexibility.admin","flexibility.commitments.export","flexibility.commitments.read","flexibility.commitments.write","flexibility.committed.read","flexibility.committed.write","flexibility.read","flexibility.write","grid.admin","grid.read","mqtt.admin","mqtt.read","mqtt.write","nudging.admin","nudging.ingest","pipeline.admin","pipeline.execute","pipeline.status","pipelines.runs.read","profile","registry.admin","registry.read","registry.updates.write","userdata.admin","userdata.read","userdata.write"],
 			"organizations": [{"alias":"it-energy-community","types":["rec"],"attributes":{},"groups":[],"roles":[],"id":"62956c57-caa8-4aac-b8ef-d262bbe45d5e","name":"Comunità Energetica Alto Garda (simulated REC)"}]
 		}
 	},
@@ -147,7 +147,7 @@ users := {
 			"id": "cc28f729-6d12-46a8-bdfe-c8b6952a99e0",
 			"type": "user",
 			"groups": ["default-roles-rec","offline_access","uma_authorization"],
-			"scopes": ["dataset.admin","dataset.query","dt.admin","dt.read","dt.simulate","dt.write","email","flexibility.admin","flexibility.commitments.export","flexibility.commitments.read","flexibility.commitments.write","flexibility.committed.read","flexibility.committed.write","flexibility.read","flexibility.write","grid.admin","grid.read","mqtt.admin","mqtt.read","mqtt.write","nudging.admin","nudging.ingest","pipeline.admin","pipeline.execute","pipeline.status","pipelines.runs.read","profile","registry.updates.write","userdata.admin","userdata.read","userdata.write"],
+			"scopes": ["dataset.admin","dataset.query","dt.admin","dt.read","dt.simulate","dt.write","email","flexibility.admin","flexibility.commitments.export","flexibility.commitments.read","flexibility.commitments.write","flexibility.committed.read","flexibility.committed.write","flexibility.read","flexibility.write","grid.admin","grid.read","mqtt.admin","mqtt.read","mqtt.write","nudging.admin","nudging.ingest","pipeline.admin","pipeline.execute","pipeline.status","pipelines.runs.read","profile","registry.admin","registry.read","registry.updates.write","userdata.admin","userdata.read","userdata.write"],
 			"organizations": [{"alias":"it-energy-community","types":["rec"],"attributes":{},"groups":[],"roles":[],"id":"62956c57-caa8-4aac-b8ef-d262bbe45d5e","name":"Comunità Energetica Alto Garda (simulated REC)"}]
 		}
 	},
@@ -163,7 +163,7 @@ users := {
 			"id": "dedbf987-a2a9-45ec-8cd1-a6f1179b7e2e",
 			"type": "user",
 			"groups": ["default-roles-rec","offline_access","uma_authorization"],
-			"scopes": ["dataset.admin","dataset.query","dt.admin","dt.read","dt.simulate","dt.write","email","flexibility.admin","flexibility.commitments.export","flexibility.commitments.read","flexibility.commitments.write","flexibility.committed.read","flexibility.committed.write","flexibility.read","flexibility.write","grid.admin","grid.read","mqtt.admin","mqtt.read","mqtt.write","nudging.admin","nudging.ingest","pipeline.admin","pipeline.execute","pipeline.status","pipelines.runs.read","profile","registry.updates.write","userdata.admin","userdata.read","userdata.write"],
+			"scopes": ["dataset.admin","dataset.query","dt.admin","dt.read","dt.simulate","dt.write","email","flexibility.admin","flexibility.commitments.export","flexibility.commitments.read","flexibility.commitments.write","flexibility.committed.read","flexibility.committed.write","flexibility.read","flexibility.write","grid.admin","grid.read","mqtt.admin","mqtt.read","mqtt.write","nudging.admin","nudging.ingest","pipeline.admin","pipeline.execute","pipeline.status","pipelines.runs.read","profile","registry.admin","registry.read","registry.updates.write","userdata.admin","userdata.read","userdata.write"],
 			"organizations": []
 		}
 	}

@@ -3,4 +3,7 @@
  * clients; the launcher and tests build the service with `Http.make`/`Http.makeTest`.
  */
 export { Api } from "./Api.js"
+export * as Config from "./Config.js"
 export * as Domain from "./Domain.js"
+export * as Http from "./Http.js"
+export { migrations } from "./migrations/index.js"

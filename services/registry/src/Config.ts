@@ -100,9 +100,13 @@ export const settings: Config.Config<Settings> = Config.all({
   }))
 )
 
+/** A bundle file imported at start when its community is not in the registry yet. */
+export const seedBundle = Config.option(Config.nonEmptyString("REGISTRY_SEED_BUNDLE"))
+
 /** Everything the service reads, for the kit's misspelling check. */
 export const all = Config.all({
   settings,
+  seed: seedBundle,
   engine: PolicyConfig.embedded,
   verifier: AuthConfig.verifier,
   owners: OwnersConfig,
