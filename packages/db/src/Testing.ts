@@ -120,45 +120,54 @@ export const layerPglite = (options: TestDatabaseOptions) =>
   )
 
 /**
+ * A fresh, empty database on the PostgreSQL at `url` (default `TEST_DATABASE_URL`), dropped when
+ * the scope closes: its target, for tests that open it more than once (several service
+ * instances, each with its own pool, on one database). Check `postgresSkipReason()` first.
+ */
+export const makePostgresDatabase = (options: { readonly service: string; readonly url?: string | undefined }) =>
+  Effect.gen(function*() {
+    const admin = yield* Either.match(parsePostgres(options.url ?? testDatabaseUrl()), {
+      onLeft: Effect.fail,
+      onRight: Effect.succeed
+    })
+    const name = testDatabaseName(options.service)
+    const unavailable = (cause: unknown) =>
+      new DatabaseUnavailable({
+        target: admin.display,
+        message: `cannot create test database ${name}: ${cause instanceof Error ? cause.message : String(cause)}`
+      })
+    yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: () =>
+          withAdminClient(admin, async (c) => {
+            await dropStale(c).catch(() => undefined)
+            await c.query(`CREATE DATABASE ${Pg.escapeIdentifier(name)} TEMPLATE template0`)
+          }),
+        catch: unavailable
+      }),
+      () =>
+        Effect.promise(() =>
+          withAdminClient(admin, (c) => c.query(`DROP DATABASE IF EXISTS ${Pg.escapeIdentifier(name)} WITH (FORCE)`))
+            .catch(() => undefined)
+        )
+    )
+    return DatabaseUrl.withDatabase(admin, name)
+  })
+
+/** The test configuration of a database made by `makePostgresDatabase` (short start-up, 5 connections). */
+export const postgresConfig = (options: TestDatabaseOptions, target: DatabaseUrl.PostgresTarget) =>
+  DatabaseConfig.make(options.service, {
+    startupTimeout: Duration.seconds(5),
+    ...options.config,
+    target,
+    pool: { max: 5, ...options.config?.pool }
+  })
+
+/**
  * A fresh database on the PostgreSQL at `url` (default `TEST_DATABASE_URL`) with the service's
  * migrations applied, dropped when the layer is released. Check `postgresSkipReason()` first.
  */
 export const layerPostgres = (options: TestDatabaseOptions & { readonly url?: string }) =>
   Layer.unwrapScoped(
-    Effect.gen(function*() {
-      const admin = yield* Either.match(parsePostgres(options.url ?? testDatabaseUrl()), {
-        onLeft: Effect.fail,
-        onRight: Effect.succeed
-      })
-      const name = testDatabaseName(options.service)
-      const unavailable = (cause: unknown) =>
-        new DatabaseUnavailable({
-          target: admin.display,
-          message: `cannot create test database ${name}: ${cause instanceof Error ? cause.message : String(cause)}`
-        })
-      yield* Effect.acquireRelease(
-        Effect.tryPromise({
-          try: () =>
-            withAdminClient(admin, async (c) => {
-              await dropStale(c).catch(() => undefined)
-              await c.query(`CREATE DATABASE ${Pg.escapeIdentifier(name)} TEMPLATE template0`)
-            }),
-          catch: unavailable
-        }),
-        () =>
-          Effect.promise(() =>
-            withAdminClient(admin, (c) => c.query(`DROP DATABASE IF EXISTS ${Pg.escapeIdentifier(name)} WITH (FORCE)`))
-              .catch(() => undefined)
-          )
-      )
-      return Database.layerWith(
-        options,
-        DatabaseConfig.make(options.service, {
-          startupTimeout: Duration.seconds(5),
-          ...options.config,
-          target: DatabaseUrl.withDatabase(admin, name),
-          pool: { max: 5, ...options.config?.pool }
-        })
-      )
-    })
+    Effect.map(makePostgresDatabase(options), (target) => Database.layerWith(options, postgresConfig(options, target)))
   )

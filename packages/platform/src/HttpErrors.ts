@@ -23,6 +23,9 @@
  *   { ...HttpErrors.fields, outcomes: Schema.Array(Outcome) }, { status: 409 }) {}
  * ```
  *
+ * They decode only bodies with exactly these fields (`exact`), so a typed client reads a domain
+ * error of the same status with fields of its own (`outcomes`) as that domain error.
+ *
  * `HttpApiError` (from `@effect/platform`) has no 422 and no 429 class, and its bodies are
  * `_tag`-shaped; services use these.
  */
@@ -67,62 +70,74 @@ export type ErrorBody = typeof ErrorBody.Type
 
 export class BadRequest extends UntaggedError<BadRequest>()("BadRequest", fields, {
   status: 400,
-  description: "The request is malformed"
+  description: "The request is malformed",
+  exact: true
 }) {}
 
 export class Unauthorized extends UntaggedError<Unauthorized>()("Unauthorized", fields, {
   status: 401,
-  description: "Missing or invalid credentials"
+  description: "Missing or invalid credentials",
+  exact: true
 }) {}
 
 export class Forbidden extends UntaggedError<Forbidden>()("Forbidden", fields, {
   status: 403,
-  description: "The caller may not do this"
+  description: "The caller may not do this",
+  exact: true
 }) {}
 
 export class NotFound extends UntaggedError<NotFound>()("NotFound", fields, {
   status: 404,
-  description: "No such resource (or not one the caller may see)"
+  description: "No such resource (or not one the caller may see)",
+  exact: true
 }) {}
 
 export class Conflict extends UntaggedError<Conflict>()("Conflict", fields, {
   status: 409,
-  description: "The request conflicts with the current state"
+  description: "The request conflicts with the current state",
+  exact: true
 }) {}
 
 export class PayloadTooLarge extends UntaggedError<PayloadTooLarge>()("PayloadTooLarge", fields, {
   status: 413,
-  description: "The request body is larger than the service accepts"
+  description: "The request body is larger than the service accepts",
+  exact: true
 }) {}
 
 export class UnprocessableEntity extends UntaggedError<UnprocessableEntity>()("UnprocessableEntity", fields, {
   status: 422,
-  description: "The request is well-formed but its content is semantically invalid"
+  description: "The request is well-formed but its content is semantically invalid",
+  exact: true
 }) {}
 
 export class TooManyRequests extends UntaggedError<TooManyRequests>()("TooManyRequests", fields, {
   status: 429,
-  description: "Rate limit or quota exceeded; `Retry-After` says when to try again"
+  description: "Rate limit or quota exceeded; `Retry-After` says when to try again",
+  exact: true
 }) {}
 
 export class InternalServerError extends UntaggedError<InternalServerError>()("InternalServerError", fields, {
   status: 500,
-  description: "Unexpected failure; the detail carries the request id to quote, never the cause"
+  description: "Unexpected failure; the detail carries the request id to quote, never the cause",
+  exact: true
 }) {}
 
 export class BadGateway extends UntaggedError<BadGateway>()("BadGateway", fields, {
   status: 502,
-  description: "An upstream system failed or answered something unusable (the detail names it)"
+  description: "An upstream system failed or answered something unusable (the detail names it)",
+  exact: true
 }) {}
 
 export class ServiceUnavailable extends UntaggedError<ServiceUnavailable>()("ServiceUnavailable", fields, {
   status: 503,
-  description: "A dependency is unavailable or not configured (the detail names it)"
+  description: "A dependency is unavailable or not configured (the detail names it)",
+  exact: true
 }) {}
 
 export class GatewayTimeout extends UntaggedError<GatewayTimeout>()("GatewayTimeout", fields, {
   status: 504,
-  description: "An upstream system did not answer in time (the detail names it)"
+  description: "An upstream system did not answer in time (the detail names it)",
+  exact: true
 }) {}
 
 /** Errors for failures of a system this service calls. */

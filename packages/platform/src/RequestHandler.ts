@@ -53,6 +53,7 @@ import { type FastHandler, FastRoutes, key as FastRoutesKey } from "./FastRoutes
 import * as JsonBody from "./JsonBody.js"
 import { CurrentRequestLogger } from "./Logging.js"
 import * as RateLimit from "./RateLimit.js"
+import * as Unavailability from "./Unavailability.js"
 import { CurrentRequest, fromHeader, requestIdHeader, type RequestInfo } from "./RequestContext.js"
 import * as ResponseWriter from "./ResponseWriter.js"
 import * as ServerSpan from "./ServerSpan.js"
@@ -165,6 +166,21 @@ const fromCause = (
   if (Option.isSome(defect)) {
     if (HttpServerResponse.isServerResponse(defect.value)) return Effect.succeed(defect.value)
     if (defect.value instanceof HttpServerError.RequestError) return unreadable(defect.value)
+  }
+  // The database is down or restarting: an outage to wait out, not a bug (services let SQL
+  // errors die). Answered at once, logged without the noise of a stack per request.
+  const database = Option.orElse(defect, () => failure).pipe(Option.filter(Unavailability.isDatabaseUnavailable))
+  if (Option.isSome(database)) {
+    return Effect.logWarning("database unavailable while serving the request").pipe(
+      Effect.annotateLogs({ "http.method": info.method, "http.path": info.path, cause: Unavailability.describe(database.value) }),
+      Effect.as(
+        HttpServerResponse.setHeader(
+          ErrorBodies.response({ status: 503, detail: "The database is unavailable; try again in a few seconds" }),
+          "retry-after",
+          "5"
+        )
+      )
+    )
   }
   const internal = ErrorBodies.response({
     status: 500,

@@ -44,15 +44,28 @@ export const UntaggedError = <Self = never>(identifier?: string) =>
 <const Tag extends string, Fields extends Schema.Struct.Fields>(
   tag: Tag,
   fields: Fields,
-  options: { readonly status: number; readonly description?: string | undefined }
+  options: {
+    readonly status: number
+    readonly description?: string | undefined
+    /**
+     * Decode only bodies with no other fields than these. A typed client decodes an error
+     * response with every class of its status in turn, the API's first: an exact `BadRequest`
+     * leaves a service's own 400 with more fields (an ingest's `outcomes`) to that service's class.
+     */
+    readonly exact?: boolean | undefined
+  }
 ) => {
   const body = bodyJsonSchema(fields, options.description)
+  const encoded = {
+    ...(body === undefined ? {} : { jsonSchema: body }),
+    ...(options.exact === true ? { parseOptions: { onExcessProperty: "error" as const } } : {})
+  }
   return Schema.Class<Self>(identifier ?? tag)(
     { _tag: typeSideTag(tag), ...fields },
     [
       HttpApiSchema.annotations({ status: options.status, description: options.description }),
       undefined,
-      body === undefined ? undefined : { jsonSchema: body }
+      Object.keys(encoded).length === 0 ? undefined : encoded
     ]
   )
 }

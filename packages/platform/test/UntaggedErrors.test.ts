@@ -76,6 +76,44 @@ describe("errors without _tag in their bodies", () => {
       }))
   })
 
+  /** A service's own 400 with more fields, in a contract whose API-level 400 is the kit's. */
+  class Rejected extends Contract.UntaggedError<Rejected>()("Rejected", {
+    ...HttpErrors.fields,
+    outcomes: Schema.Array(Schema.String)
+  }, { status: 400, description: "Rejected, with outcomes" }) {}
+  class Ingest extends HttpApiGroup.make("i")
+    .add(HttpApiEndpoint.post("ingest", "/ingest").setPayload(Schema.Struct({ n: Schema.Number })).addSuccess(Schema.String))
+    .addError(Rejected)
+  {}
+  class IngestApi extends Contract.make("ingest").add(Ingest) {}
+  const IngestLive = HttpApiBuilder.group(IngestApi, "i", (handlers) =>
+    handlers.handle("ingest", ({ payload }) =>
+      payload.n > 0
+        ? Effect.succeed("ok")
+        : payload.n === 0
+        ? Effect.fail(new Rejected({ detail: "no rule", outcomes: ["r1: rejected"] }))
+        : Effect.fail(new HttpErrors.BadRequest({ detail: "negative" }))))
+
+  layer(ServiceKit.serveTest(IngestApi, { service, port: 0 }).pipe(Layer.provide(IngestLive)), {
+    excludeTestServices: true
+  })("a domain error sharing the kit's status", (it) => {
+    it.effect("typed clients decode it as the domain class, and the kit's own 400 as BadRequest", () =>
+      Effect.gen(function*() {
+        const client = yield* HttpApiClient.make(IngestApi)
+        const rejected = yield* Effect.flip(client.i.ingest({ payload: { n: 0 } }))
+        expect(rejected).toBeInstanceOf(Rejected)
+        expect(rejected).toMatchObject({ detail: "no rule", outcomes: ["r1: rejected"] })
+        const invalid = yield* Effect.flip(client.i.ingest({ payload: { n: -1 } }))
+        expect(invalid).toBeInstanceOf(HttpErrors.BadRequest)
+        expect(invalid).toMatchObject({ detail: "negative" })
+      }))
+  })
+
+  it("kit classes decode bodies with exactly their fields", () => {
+    expect(Schema.decodeUnknownSync(HttpErrors.BadRequest)({ detail: "x" })).toBeInstanceOf(HttpErrors.BadRequest)
+    expect(() => Schema.decodeUnknownSync(HttpErrors.BadRequest)({ detail: "x", outcomes: [] })).toThrow(/outcomes/)
+  })
+
   it.effect("the OpenAPI document shows the bodies without _tag, per status", () =>
     Effect.gen(function*() {
       const spec = OpenApi.fromApi(Api)

@@ -34,12 +34,20 @@ export const Timestamp = Schema.String.annotations({
   examples: ["2026-05-03T08:15:00.000Z"]
 })
 
+/**
+ * An optional field: absent, or a value (not `undefined`, which JSON cannot send anyway), so a
+ * wrong value is reported once, not once more as "Expected undefined".
+ */
+const optional = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
 /** A JSON object of any content. */
 export const JsonObject = Schema.Record({ key: Schema.String, value: HttpErrors.AnyJson })
 
 /** Language tags of templates and preferences (`it`, `en`, `es`, `ca`, `it-IT`, ...). */
 export const Language = Schema.String.pipe(
-  Schema.pattern(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, { message: () => "Expected a language tag such as \"it\" or \"en-GB\"" })
+  Schema.pattern(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, {
+    message: (issue) => `Expected a language tag such as "it" or "en-GB", actual ${JSON.stringify(issue.actual)}`
+  })
 ).annotations({ description: "Language tag; templates fall back to the primary language, then the default language, then English" })
 
 export const Severity = Schema.Literal("info", "warning", "critical")
@@ -67,14 +75,14 @@ export const IngestEvent = Contract.allErrors(Schema.Struct({
     description: "Event type; finds the rules that answer it",
     examples: ["imported_up"]
   }),
-  user_id: Schema.optional(UserId).annotations({
+  user_id: optional(UserId).annotations({
     description: "Recipient. May be omitted when `facts.email_recipients` is given: the recipient is then the " +
       "`email-ingest:` group of those addresses."
   }),
-  community_id: Schema.optional(Schema.NullOr(CommunityId)).annotations({
+  community_id: optional(Schema.NullOr(CommunityId)).annotations({
     description: "Community of the recipient (omitted, null or empty: none)"
   }),
-  timestamp: Schema.optional(Timestamp).annotations({ description: "When the event happened (informative)" }),
+  timestamp: optional(Timestamp).annotations({ description: "When the event happened (informative)" }),
   facts: IngestFacts
 }).annotations({ identifier: "IngestEvent", title: "Digital twin event" }))
 export type IngestEvent = typeof IngestEvent.Type
@@ -109,7 +117,9 @@ export type RuleOutcome = typeof RuleOutcome.Type
 
 const ingestFields = {
   event_type: Schema.String,
-  user_id: UserId,
+  user_id: Schema.String.annotations({
+    description: "The recipient: `user_id`, or the `email-ingest:` group of the recipients (empty when neither was usable)"
+  }),
   community_id: Schema.NullOr(CommunityId),
   outcomes: Schema.Array(RuleOutcome).annotations({ description: "One outcome per rule answering the event type" })
 }
@@ -246,15 +256,15 @@ export const ListNotificationsParams = Contract.allErrors(Schema.Struct({
   community_id: CommunityId,
   limit: Schema.optionalWith(
     Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, maxPageSize)),
-    { default: () => 20 }
+    { exact: true, default: () => 20 }
   ).annotations({ description: `Page size, 1 to ${maxPageSize} (default 20)` }),
   offset: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.between(0, 1_000_000)), {
     default: () => 0
   }),
-  unread: Schema.optionalWith(BooleanFromQuery, { default: () => false }).annotations({
+  unread: Schema.optionalWith(BooleanFromQuery, { exact: true, default: () => false }).annotations({
     description: "true: only notifications not read yet"
   }),
-  status: Schema.optional(NotificationStatusFilter).annotations({
+  status: optional(NotificationStatusFilter).annotations({
     description: "Only this status; default every status except deduplicated (what the recipient was meant to get); " +
       "`all` includes deduplicated records"
   })
@@ -281,7 +291,9 @@ export const MaxPerDay = Schema.Number.pipe(Schema.int(), Schema.between(1, maxP
 
 export const EmailAddress = Schema.String.pipe(
   Schema.maxLength(254),
-  Schema.pattern(/^[^@\s]+@[^@\s]+\.[^@\s]+$/, { message: () => "Expected an e-mail address" })
+  Schema.pattern(/^[^@\s]+@[^@\s]+\.[^@\s]+$/, {
+    message: (issue) => `Expected an e-mail address, actual ${JSON.stringify(issue.actual)}`
+  })
 )
 
 export const Kind = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64))
@@ -308,12 +320,12 @@ export const PreferencesQuery = Contract.allErrors(Schema.Struct({
 export const PreferencesUpdate = Contract.allErrors(Schema.Struct({
   user_id: UserId,
   community_id: CommunityId,
-  language: Schema.optional(Language),
-  max_per_day: Schema.optional(MaxPerDay),
-  enabled: Schema.optional(Schema.Boolean),
-  disabled_kinds: Schema.optional(Schema.Array(Kind).pipe(Schema.maxItems(100))),
-  email_enabled: Schema.optional(Schema.Boolean),
-  email: Schema.optional(Schema.NullOr(EmailAddress))
+  language: optional(Language),
+  max_per_day: optional(MaxPerDay),
+  enabled: optional(Schema.Boolean),
+  disabled_kinds: optional(Schema.Array(Kind).pipe(Schema.maxItems(100))),
+  email_enabled: optional(Schema.Boolean),
+  email: optional(Schema.NullOr(EmailAddress))
 }).annotations({
   identifier: "PreferencesUpdate",
   description: "Fields left out keep their stored value (or the default). Kinds that cannot be turned off, and " +
@@ -331,7 +343,7 @@ export const KindInfo = Schema.Struct({
 export type KindInfo = typeof KindInfo.Type
 
 export const KindsQuery = Schema.Struct({
-  lang: Schema.optional(Language)
+  lang: optional(Language)
 })
 
 // ---------------------------------------------------------------------------------------------
@@ -356,13 +368,13 @@ export const PushSubscriptionBody = Schema.Struct({
   endpoint: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2048)).annotations({
     description: "The push service URL the browser gave"
   }),
-  expirationTime: Schema.optional(Schema.NullOr(Schema.Number)),
+  expirationTime: optional(Schema.NullOr(Schema.Number)),
   keys: PushSubscriptionKeys
 })
 
 export const SubscribeRequest = Contract.allErrors(Schema.Struct({
   user_id: UserId,
-  community_id: Schema.optionalWith(Schema.NullOr(CommunityId), { default: () => null }).annotations({
+  community_id: Schema.optionalWith(Schema.NullOr(CommunityId), { exact: true, default: () => null }).annotations({
     description: "Community the subscription receives notifications of; none: every community"
   }),
   subscription: PushSubscriptionBody
@@ -383,8 +395,8 @@ export type PushSubscription = typeof PushSubscription.Type
 
 export const UnsubscribeRequest = Contract.allErrors(Schema.Struct({
   user_id: UserId,
-  community_id: Schema.optionalWith(Schema.NullOr(CommunityId), { default: () => null }),
-  endpoint: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2048))).annotations({
+  community_id: Schema.optionalWith(Schema.NullOr(CommunityId), { exact: true, default: () => null }),
+  endpoint: optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2048))).annotations({
     description: "The subscription to remove; omitted: every subscription of the user in that community"
   })
 }).annotations({ identifier: "UnsubscribeRequest" }))
@@ -396,10 +408,10 @@ export const UnsubscribeResult = Schema.Struct({
 
 export const SendTestRequest = Contract.allErrors(Schema.Struct({
   user_id: UserId,
-  community_id: Schema.optionalWith(Schema.NullOr(CommunityId), { default: () => null }),
-  title: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200))),
-  body: Schema.optional(Schema.String.pipe(Schema.maxLength(1000))),
-  url: Schema.optional(Schema.String.pipe(Schema.maxLength(2048)))
+  community_id: Schema.optionalWith(Schema.NullOr(CommunityId), { exact: true, default: () => null }),
+  title: optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200))),
+  body: optional(Schema.String.pipe(Schema.maxLength(1000))),
+  url: optional(Schema.String.pipe(Schema.maxLength(2048)))
 }).annotations({ identifier: "SendTestRequest" }))
 export type SendTestRequest = typeof SendTestRequest.Type
 
@@ -419,7 +431,7 @@ export const ClickQuery = Schema.Struct({
   token: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(1024)).annotations({
     description: "The `click_token` of the push payload (or of an e-mail link)"
   }),
-  action: Schema.optional(Schema.String.pipe(Schema.maxLength(100))).annotations({
+  action: optional(Schema.String.pipe(Schema.maxLength(100))).annotations({
     description: "The notification action clicked (default `default`)"
   })
 })
@@ -442,9 +454,9 @@ export const IsoDateTime = Schema.String.pipe(
 
 export const ScheduleRequest = Contract.allErrors(Schema.Struct({
   event_type: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(128)),
-  user_id: Schema.optional(UserId),
-  community_id: Schema.optional(Schema.NullOr(CommunityId)),
-  external_key: Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255)))).annotations({
+  user_id: optional(UserId),
+  community_id: optional(Schema.NullOr(CommunityId)),
+  external_key: optional(Schema.NullOr(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255)))).annotations({
     description: "The caller's key: scheduling the same key again replaces the event (and makes it pending again)"
   }),
   trigger_at: IsoDateTime.annotations({ description: "When to ingest the event (ISO 8601 date-time with offset or Z)" }),

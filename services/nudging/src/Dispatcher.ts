@@ -1,0 +1,160 @@
+/**
+ * Sends the deliveries of the outbox: right after the ingest that queued them committed
+ * (`kick`, in the background: the ingest answers without waiting for push services), and every
+ * `NUDGING_DELIVERY_POLL_SECONDS` for the ones that are due (retries, deliveries of an instance
+ * that stopped, kicks that lost to another instance).
+ *
+ * A failed attempt that is worth retrying waits `NUDGING_DELIVERY_RETRY_BASE_SECONDS`, doubled
+ * per attempt up to `NUDGING_DELIVERY_RETRY_MAX_SECONDS` (or the push service's `Retry-After`
+ * when longer); after `NUDGING_DELIVERY_MAX_ATTEMPTS` it is `failed`. A push subscription the
+ * push service no longer knows (404/410) is disabled and the delivery is `gone`. Delivery is at
+ * least once: an instance stopped in the middle of a send leaves a claim that another attempt
+ * takes over when its lease runs out.
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as FiberSet from "effect/FiberSet"
+import * as Queue from "effect/Queue"
+import * as Schedule from "effect/Schedule"
+import { ClickTracking } from "./ClickTracking.js"
+import { type Completion, DeliveriesRepo, type Job } from "./DeliveriesRepo.js"
+import { Email } from "./Email.js"
+import { Settings } from "./Settings.js"
+import { SubscriptionsRepo } from "./SubscriptionsRepo.js"
+import { WebPush } from "./WebPush.js"
+
+/** Deliveries sent at once by one instance, and claimed per statement. */
+const concurrency = 32
+const batch = 50
+
+export class Dispatcher extends Effect.Service<Dispatcher>()("nudging/Dispatcher", {
+  scoped: Effect.gen(function*() {
+    const repo = yield* DeliveriesRepo
+    const subscriptions = yield* SubscriptionsRepo
+    const webPush = yield* WebPush
+    const email = yield* Email
+    const clicks = yield* ClickTracking
+    const settings = yield* Settings
+    const fibers = yield* FiberSet.make()
+    const sending = yield* Effect.makeSemaphore(concurrency)
+    const clock = yield* Effect.clock
+    const lease = Duration.times(Duration.max(settings.pushTimeout, Duration.seconds(20)), 3)
+
+    const iso = (millis: number) => new Date(millis).toISOString()
+
+    const backoff = (attempts: number, retryAfter: Duration.Duration | undefined) => {
+      const exponential = Duration.times(settings.retryBase, 2 ** Math.max(0, attempts - 1))
+      const delay = Duration.min(exponential, settings.retryMax)
+      return retryAfter === undefined ? delay : Duration.max(delay, Duration.min(retryAfter, settings.retryMax))
+    }
+
+    const retryOrFail = (job: Job, error: string, retryAfter: Duration.Duration | undefined, now: number): Completion =>
+      job.attempts >= settings.deliveryMaxAttempts
+        ? { _tag: "Failed", error: `${error} (gave up after ${job.attempts} attempts)` }
+        : { _tag: "Retry", error, nextAttemptAt: iso(now + Duration.toMillis(backoff(job.attempts, retryAfter))) }
+
+    const attempt = (job: Job): Effect.Effect<Completion> =>
+      Effect.gen(function*() {
+        if (job.channel === "webpush") {
+          if (job.endpoint === null || job.p256dh === null || job.auth === null || job.subscriptionEnabled !== true) {
+            return { _tag: "Failed", error: "the push subscription was removed before delivery" } as const
+          }
+          const result = yield* webPush.send(
+            { endpoint: job.endpoint, p256dh: job.p256dh, auth: job.auth },
+            {
+              title: job.title,
+              body: job.body,
+              data: { url: job.url, notification_id: job.notificationId, rule_id: job.ruleId, click_token: clicks.sign(job.notificationId) }
+            },
+            job.severity
+          )
+          const now = yield* clock.currentTimeMillis
+          switch (result._tag) {
+            case "Delivered":
+              return { _tag: "Dispatched" } as const
+            case "Gone":
+              if (job.subscriptionId !== null) yield* subscriptions.markGone(job.subscriptionId, iso(now)).pipe(Effect.orDie)
+              return { _tag: "Gone", error: result.message } as const
+            case "Rejected":
+              return { _tag: "Failed", error: result.message } as const
+            case "Retry":
+              return retryOrFail(job, result.message, result.retryAfter, now)
+          }
+        }
+        const link = `${settings.publicUrl}/track/click?token=${encodeURIComponent(clicks.sign(job.notificationId))}`
+        const result = yield* email.send({ to: job.destination, subject: job.title, text: `${job.body}\n\n${link}\n`, language: job.language })
+        const now = yield* clock.currentTimeMillis
+        switch (result._tag) {
+          case "Delivered":
+            return { _tag: "Dispatched" } as const
+          case "Rejected":
+            return { _tag: "Failed", error: result.message } as const
+          case "Retry":
+            return retryOrFail(job, result.message, undefined, now)
+        }
+      })
+
+    /** Sends a batch at once (at most `concurrency` pushes or e-mails in flight), then records the results. */
+    const deliverAll = (jobs: ReadonlyArray<Job>) =>
+      Effect.gen(function*() {
+        if (jobs.length === 0) return
+        const completions = yield* Effect.forEach(jobs, (job) =>
+          sending.withPermits(1)(attempt(job)).pipe(
+            Effect.map((completion) => [job, completion] as const),
+            Effect.withSpan("Dispatcher.attempt", { attributes: { "nudging.channel": job.channel, "nudging.attempt": job.attempts } })
+          ), { concurrency: "unbounded" })
+        const now = iso(yield* clock.currentTimeMillis)
+        yield* repo.dispatched(completions.flatMap(([job, c]) => (c._tag === "Dispatched" ? [job.id] : [])), now)
+        for (const [job, completion] of completions) {
+          if (completion._tag === "Dispatched") continue
+          yield* repo.complete(job, completion, now)
+          yield* Effect.logWarning(`delivery ${job.id} (${job.channel}) ${completion._tag.toLowerCase()}: ${completion.error}`)
+        }
+      })
+
+    /** Claims and sends the deliveries that are due; how many were claimed. */
+    const runDue = Effect.gen(function*() {
+      const now = yield* clock.currentTimeMillis
+      const jobs = yield* repo.claimDue(iso(now), iso(now + Duration.toMillis(lease)), batch)
+      yield* deliverAll(jobs)
+      return jobs.length
+    }).pipe(Effect.withSpan("Dispatcher.runDue"))
+
+    // Deliveries just committed by ingests: claimed together (one statement per batch) and sent
+    // in the background; whatever is lost here (a claim another instance won, a crash) the poll
+    // below finds.
+    const kicked = yield* Queue.unbounded<string>()
+    const claimKicked = Effect.gen(function*() {
+      const ids = yield* Queue.takeBetween(kicked, 1, batch)
+      const now = yield* clock.currentTimeMillis
+      const jobs = yield* repo.claim([...ids], iso(now), iso(now + Duration.toMillis(lease)))
+      yield* FiberSet.run(fibers, deliverAll(jobs).pipe(
+        Effect.catchAllCause((cause) => Effect.logError("sending deliveries failed; the poller retries them", cause))
+      ))
+    }).pipe(Effect.catchAllCause((cause) => Effect.logError("claiming deliveries failed; the poller retries them", cause)))
+    yield* claimKicked.pipe(Effect.forever, Effect.forkScoped)
+
+    /** Hands these (just committed) deliveries to the sender. */
+    const kick = (ids: ReadonlyArray<string>) => (ids.length === 0 ? Effect.void : Queue.offerAll(kicked, ids).pipe(Effect.asVoid))
+
+    /** Runs batches until none is due. */
+    const drain = Effect.iterate(batch, { while: (n) => n === batch, body: () => runDue })
+
+    yield* drain.pipe(
+      Effect.catchAllCause((cause) => Effect.logError("delivery poll failed", cause)),
+      Effect.repeat(Schedule.spaced(settings.deliveryPoll)),
+      Effect.forkScoped
+    )
+
+    return {
+      kick,
+      runDue,
+      /** Waits until every kicked delivery was claimed and its send finished (tests, benchmarks). */
+      awaitIdle: Effect.gen(function*() {
+        while ((yield* Queue.size(kicked)) > 0 || (yield* FiberSet.size(fibers)) > 0) {
+          yield* Effect.sleep("10 millis")
+        }
+      })
+    }
+  })
+}) {}
