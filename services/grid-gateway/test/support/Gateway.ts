@@ -157,7 +157,8 @@ export const mqttClient = (service: string, startupTimeout: Duration.DurationInp
 // ---------------------------------------------------------------------------------------------
 // The gateway
 
-export interface GatewayOptions {
+/** `RN`: what a nudge sender passed in needs besides the identity provider (the end-to-end test's nudging service). */
+export interface GatewayOptions<RN = never> {
   /** The gateway's environment (a map). */
   readonly env?: Record<string, string> | undefined
   readonly database?: "pglite" | "postgres" | undefined
@@ -165,7 +166,7 @@ export interface GatewayOptions {
   /** Default: the simulator, with svc-grid's credentials. */
   readonly digitalTwin?: Layer.Layer<DigitalTwinClient, never, SimulatorUrl | DevIdp> | undefined
   /** Default: the recording fake (then `SentNudges` is available). */
-  readonly nudges?: Layer.Layer<AlertNudges.AlertNudges, unknown, DevIdp> | undefined
+  readonly nudges?: Layer.Layer<AlertNudges.AlertNudges, unknown, DevIdp | RN> | undefined
   /** Gateways on the same database and broker (the test's `HttpClient` reaches the last one). */
   readonly replicas?: number | undefined
   /** `env`: the policy engine from the environment (`PLATFORM_POLICIES_POLICIES_DIR`, `POLICY_FAIL_OPEN`); default the repository's policies. */
@@ -181,7 +182,7 @@ export const fixedLookup = (hosts: Record<string, ReadonlyArray<string>>): Webho
   return Promise.resolve(addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 })))
 }
 
-export const gatewayLayer = (options: GatewayOptions = {}) => {
+export const gatewayLayer = <RN = never>(options: GatewayOptions<RN> = {}) => {
   const database = options.database === "postgres"
     ? Testing.layerPostgres({ service: "grid-gateway", migrations })
     : Testing.layerPglite({ service: "grid-gateway", migrations })
@@ -189,7 +190,7 @@ export const gatewayLayer = (options: GatewayOptions = {}) => {
   // Each replica its own server, policy engine and broker connection; one database and one nudge sender.
   // The token verifier is configured from the environment, as in production.
   const replica = () =>
-    Http.makeTest<SimulatorUrl | DevIdp | BrokerInfo>({
+    Http.makeTest<SimulatorUrl | DevIdp | BrokerInfo | RN>({
       verifier: TokenVerifier.layer.pipe(Layer.orDie),
       engine: options.engine === "env" ? Engines.layer.pipe(Layer.orDie) : Engines.embeddedWith({ directory: repoPolicies, watch: false }),
       database,
