@@ -26,7 +26,13 @@ export class DigitalTwinError extends Schema.TaggedError<DigitalTwinError>()("Di
   operation: Schema.String,
   /** The status a gateway should answer with: the digital twin's, or 502/503/504 (see the module). */
   status: Schema.Int,
-  message: Schema.String
+  message: Schema.String,
+  /**
+   * The digital twin's own status when it answered with an error (absent when it was not
+   * reached, gave no token, timed out or sent an unreadable body), so a gateway can tell the
+   * twin's 503 from "no token" and its 504 from a timeout.
+   */
+  upstreamStatus: Schema.optional(Schema.Int)
 }) {
   /** The reference gateways' error body text: `DT error: <operation>`. */
   get detail(): string {
@@ -134,7 +140,8 @@ class UnreadableResponse {
 
 /** Maps anything a call can fail with to the gateway-facing error. */
 export const toDigitalTwinError = (operation: string, error: unknown): DigitalTwinError => {
-  const make = (status: number, message: string) => new DigitalTwinError({ operation, status, message })
+  const make = (status: number, message: string, upstreamStatus?: number) =>
+    new DigitalTwinError({ operation, status, message, ...(upstreamStatus === undefined ? {} : { upstreamStatus }) })
   if (error instanceof DigitalTwinError) return error
   if (error instanceof UnreadableResponse) {
     return make(502, `The digital twin's answer does not match the contract: ${error.error.message}`)
@@ -142,7 +149,9 @@ export const toDigitalTwinError = (operation: string, error: unknown): DigitalTw
   if (HttpClientError.isHttpClientError(error)) {
     if (error._tag === "ResponseError") {
       const status = error.response.status
-      return make(status >= 400 ? status : 502, `The digital twin answered ${status}`)
+      return status >= 400
+        ? make(status, `The digital twin answered ${status}`, status)
+        : make(502, `The digital twin answered ${status}`)
     }
     return make(502, `The digital twin is unreachable: ${error.message}`)
   }
@@ -156,7 +165,8 @@ export const toDigitalTwinError = (operation: string, error: unknown): DigitalTw
     const schema = (error as { readonly constructor: unknown }).constructor
     if (Schema.isSchema(schema)) {
       const detail = Predicate.hasProperty(error, "detail") && typeof error.detail === "string" ? `: ${error.detail}` : ""
-      return make(HttpApiSchema.getStatusErrorAST(schema.ast), `The digital twin answered ${String(error._tag)}${detail}`)
+      const status = HttpApiSchema.getStatusErrorAST(schema.ast)
+      return make(status, `The digital twin answered ${String(error._tag)}${detail}`, status)
     }
   }
   return make(502, `The digital twin call failed: ${String(error)}`)

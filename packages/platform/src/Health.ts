@@ -5,7 +5,8 @@
  *   nothing else, so an orchestrator does not restart a service whose database is down.
  * - `GET /ready`: runs the service's readiness checks concurrently, each bounded by a timeout:
  *   200 `{ "status": "ready", "checks": { "<name>": "ok" } }`, or 503 with `"not_ready"` and the
- *   failing checks marked `"failed"`/`"timeout"` (the cause is logged, not sent). During shutdown
+ *   failing checks marked `"failed"`/`"timeout"` (the cause is logged, not sent). Optional checks
+ *   (dependencies the service works without) only turn a 200 into `"degraded"`. During shutdown
  *   it answers 503 `{ "status": "draining" }` so load balancers stop routing here.
  *
  * A service that must own one of these paths (a spec-mandated body) turns the kit's route off
@@ -61,23 +62,36 @@ export const runChecks = <R>(
 
 export const readyLayer = <R>(
   checks: Checks<R>,
-  options?: { readonly path?: `/${string}` | undefined; readonly timeout?: Duration.DurationInput | undefined }
+  options?: {
+    readonly path?: `/${string}` | undefined
+    readonly timeout?: Duration.DurationInput | undefined
+    /**
+     * Checks of dependencies the service keeps serving without (the grid gateway's MQTT
+     * broker): when one fails the answer stays 200 with `"status": "degraded"`.
+     */
+    readonly optional?: Checks<R> | undefined
+  }
 ): Layer.Layer<never, never, HttpLayerRouter.HttpRouter | ServerLifecycle | R> =>
   Layer.unwrapEffect(Effect.gen(function*() {
     const lifecycle = yield* ServerLifecycle
     const context = yield* Effect.context<R>()
     const timeout = options?.timeout ?? Duration.seconds(5)
+    const optional = options?.optional ?? {}
     const handler = Effect.suspend(() => {
       if (lifecycle.isDraining()) {
         return Effect.succeed(HttpServerResponse.unsafeJson({ status: "draining" }, { status: 503 }))
       }
-      return Effect.map(runChecks(checks, timeout), (results) => {
-        const ready = Object.values(results).every((r) => r === "ok")
-        return HttpServerResponse.unsafeJson(
-          { status: ready ? "ready" : "not_ready", checks: results },
-          { status: ready ? 200 : 503 }
-        )
-      })
+      return Effect.map(
+        Effect.zip(runChecks(checks, timeout), runChecks(optional, timeout), { concurrent: true }),
+        ([required, extra]) => {
+          const ready = Object.values(required).every((r) => r === "ok")
+          const complete = Object.values(extra).every((r) => r === "ok")
+          return HttpServerResponse.unsafeJson(
+            { status: !ready ? "not_ready" : complete ? "ready" : "degraded", checks: { ...required, ...extra } },
+            { status: ready ? 200 : 503 }
+          )
+        }
+      )
     }).pipe(Effect.provide(context))
     return HttpLayerRouter.add("GET", options?.path ?? "/ready", handler) as Layer.Layer<
       never,

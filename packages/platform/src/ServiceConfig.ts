@@ -194,6 +194,7 @@ export const platformEnvNames: ReadonlyArray<string> = [
   "PLATFORM_MQTT_TLS",
   "PLATFORM_POLICIES_POLICIES_DIR",
   "DATABASE_URL",
+  "ENV_FILE",
   "NODE_ENV"
 ]
 
@@ -244,9 +245,31 @@ export interface Misspelling {
 const normalise = (name: string) => name.toUpperCase().replace(/[-.]/g, "_")
 
 /**
+ * Vendor prefixes a variable of this platform, or of the system it was ported from (the
+ * original's `CELINE_`), may carry: `CELINE_MQTT_HOST` and `MQTT_HOST` mean `PLATFORM_MQTT_HOST`.
+ */
+const vendorPrefixes = new Set(["PLATFORM", "CELINE", "REC"])
+
+/**
+ * The words of a name without vendor prefixes, empty segments (`MQTT__HOST`, the nested-settings
+ * form) and a word repeated right after itself (`POLICIES_POLICIES_DIR`, the settings-class form
+ * `<prefix>_<field>` whose field repeats the prefix): `PLATFORM_POLICIES_POLICIES_DIR`,
+ * `CELINE_POLICIES_DIR` and `POLICIES_DIR` all become `POLICIES DIR`. Undefined for names of
+ * fewer than two such words, which would match too much.
+ */
+const wordSignature = (name: string): string | undefined => {
+  const words = normalise(name).split("_").filter((w) => w !== "")
+  while (words.length > 0 && vendorPrefixes.has(words[0]!)) words.shift()
+  const kept = words.filter((w, i) => i === 0 || w !== words[i - 1])
+  return kept.length < 2 ? undefined : kept.join(" ")
+}
+
+/**
  * Environment variables that are not known but look like a known one: same name in another
  * case or with `-`/`.` for `_`, or within a small edit distance (1 for names up to 6 characters,
- * 2 above). Short names get the tighter bound so `HOME` is not taken for `HOST`.
+ * 2 above), or the same words once vendor prefixes, doubled underscores and a doubled word are
+ * set aside (`CELINE_MQTT_HOST`, `MQTT__HOST`, `PLATFORM_POLICIES_DIR`). Short names get the
+ * tighter bound so `HOME` is not taken for `HOST`.
  */
 export const findMisspellings = (
   env: Readonly<Record<string, string | undefined>>,
@@ -254,12 +277,20 @@ export const findMisspellings = (
 ): ReadonlyArray<Misspelling> => {
   const knownSet = new Set(known)
   const knownList = Array.fromIterable(knownSet)
+  const signatures = new Map<string, string>()
+  for (const candidate of knownList) {
+    const signature = wordSignature(candidate)
+    if (signature !== undefined && !signatures.has(signature)) signatures.set(signature, candidate)
+  }
   const out: Array<Misspelling> = []
   for (const name of Object.keys(env)) {
     if (knownSet.has(name)) continue
     const upper = normalise(name)
     let best: { name: string; distance: number } | undefined
-    for (const candidate of knownList) {
+    const signature = wordSignature(name)
+    const sameWords = signature === undefined ? undefined : signatures.get(signature)
+    if (sameWords !== undefined && sameWords !== name) best = { name: sameWords, distance: 0 }
+    for (const candidate of best === undefined ? knownList : []) {
       if (upper === candidate) {
         best = { name: candidate, distance: 0 }
         break

@@ -31,6 +31,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Docs from "./Docs.js"
+import * as DotEnv from "./DotEnv.js"
 import * as Cors from "./Cors.js"
 import * as Health from "./Health.js"
 import * as JsonBody from "./JsonBody.js"
@@ -46,6 +47,8 @@ export type { ServiceInfo } from "./Tracing.js"
 
 export interface ReadinessOptions<R> {
   readonly checks: Health.Checks<R>
+  /** Dependencies the service serves without: a failure answers 200 `degraded`, not 503. */
+  readonly optional?: Health.Checks<R> | undefined
   readonly path?: `/${string}` | undefined
   /** Per check (default 5 seconds). */
   readonly timeout?: Duration.DurationInput | undefined
@@ -159,7 +162,11 @@ const make = <
       options.health === false ? Layer.empty : Health.healthLayer(options.service, healthPath),
       readiness === undefined
         ? Layer.empty
-        : Health.readyLayer(readiness.checks, { path: readyPath, timeout: readiness.timeout }),
+        : Health.readyLayer(readiness.checks, {
+          path: readyPath,
+          timeout: readiness.timeout,
+          optional: "optional" in readiness ? readiness.optional : undefined
+        }),
       options.routes ?? Layer.empty
     ).pipe(Layer.provide(RequestHandler.routeTemplate.layer))
 
@@ -273,8 +280,10 @@ export const serveTest = <
   ServeRequirements<HttpApi.HttpApi<Id, Groups, E, R>, RReady, RRoutes>
 > =>
   // The test client is built on top of the served layer, not provided to it: handlers that call
-  // other services through `HttpClient` must not get a client aimed at this very server.
-  HttpServer.layerTestClient.pipe(
+  // other services through `HttpClient` must not get a client aimed at this very server. Fresh:
+  // `layerTestClient` is one constant, which a layer graph with two test servers would otherwise
+  // build once (memoised by reference), aiming both clients at whichever server came first.
+  Layer.fresh(HttpServer.layerTestClient).pipe(
     Layer.provide(NodeHttpClient.layerWithoutAgent),
     Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: false })),
     Layer.provideMerge(make(api, options, () =>
@@ -300,12 +309,29 @@ export const observability = (service: Tracing.ServiceInfo): Layer.Layer<Tracing
     )
   }))
 
+/** Loads the `.env` file (`DotEnv`) now; what happened is logged once the logger is installed. */
+const loadDotEnv = (): Effect.Effect<void, DotEnv.DotEnvError> => {
+  let result: DotEnv.LoadResult
+  try {
+    result = DotEnv.load()
+  } catch (error) {
+    return Effect.fail(error instanceof DotEnv.DotEnvError ? error : new DotEnv.DotEnvError(String(error)))
+  }
+  if (result.file === undefined) return Effect.void
+  return Effect.logInfo(`Read ${result.loaded.length} variables from ${result.file}`).pipe(
+    Effect.annotateLogs({ env_file: result.file, loaded: result.loaded, kept_from_environment: result.overridden })
+  )
+}
+
 /**
  * Runs a service until SIGTERM/SIGINT, then shuts down gracefully. `main.ts` is this one line.
+ * The `.env` file (`DotEnv`: `ENV_FILE`, default `./.env`) is read first, under the environment.
  * Start-up failures are logged (as JSON) and exit the process with code 1.
  */
-export const run = <E>(layer: Layer.Layer<never, E, never>, service: Tracing.ServiceInfo): void =>
-  Layer.launch(layer).pipe(
+export const run = <E>(layer: Layer.Layer<never, E, never>, service: Tracing.ServiceInfo): void => {
+  // Before any layer is built: logging and tracing read their settings from the environment too.
+  const dotEnv = loadDotEnv()
+  Effect.zipRight(dotEnv, Layer.launch(layer)).pipe(
     Effect.tapErrorCause((cause) =>
       Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logFatal(`${service.name} failed`, cause)
     ),
@@ -313,3 +339,4 @@ export const run = <E>(layer: Layer.Layer<never, E, never>, service: Tracing.Ser
     // The kit logs start-up failures itself (as JSON) and installs its own logger.
     NodeRuntime.runMain({ disableErrorReporting: true, disablePrettyLogger: true })
   )
+}

@@ -151,6 +151,36 @@ describe("misspelled environment variables", () => {
     ])
   })
 
+  it("flags the same words under another vendor prefix, with doubled underscores or without a doubled word", () => {
+    const found = ServiceConfig.findMisspellings({
+      PLATFORM_POLICIES_DIR: "./p",
+      CELINE_POLICIES_POLICIES_DIR: "./p",
+      CELINE_POLICIES_DIR: "./p",
+      POLICIES_DIR: "./p",
+      CELINE_MQTT_HOST: "broker",
+      MQTT__HOST: "broker",
+      MQTT_HOST: "broker",
+      platform_mqtt_host: "broker",
+      PLATFORM_MQTT_HOST: "broker",
+      PLATFORM_POLICIES_POLICIES_DIR: "./policies",
+      // Unrelated: other words, or a single word.
+      MQTT_CLIENT: "x",
+      POLICY_DIR: "x",
+      HOSTNAME: "box",
+      REC_REQUIRE_SERVICES: "1"
+    }, ServiceConfig.platformEnvNames)
+    expect(found).toEqual([
+      { name: "CELINE_MQTT_HOST", suggestion: "PLATFORM_MQTT_HOST" },
+      { name: "CELINE_POLICIES_DIR", suggestion: "PLATFORM_POLICIES_POLICIES_DIR" },
+      { name: "CELINE_POLICIES_POLICIES_DIR", suggestion: "PLATFORM_POLICIES_POLICIES_DIR" },
+      { name: "MQTT_HOST", suggestion: "PLATFORM_MQTT_HOST" },
+      { name: "MQTT__HOST", suggestion: "PLATFORM_MQTT_HOST" },
+      { name: "PLATFORM_POLICIES_DIR", suggestion: "PLATFORM_POLICIES_POLICIES_DIR" },
+      { name: "POLICIES_DIR", suggestion: "PLATFORM_POLICIES_POLICIES_DIR" },
+      { name: "platform_mqtt_host", suggestion: "PLATFORM_MQTT_HOST" }
+    ])
+  })
+
   it.live("serve warns about them at start", () =>
     Effect.gen(function*() {
       const warnings: Array<string> = []

@@ -130,9 +130,13 @@ describe("tracing", () => {
         const upstream = yield* Upstream
         upstream.requests.length = 0
         yield* withIncomingTrace(get("/proxy", { traceparent }))
-        const outbound = String(upstream.requests[0].headers["traceparent"]).split("-")
-        expect(outbound[1]).toBe(traceId)
+        // The caller's own span is the upstream's parent: nothing between them is exported.
+        expect(upstream.requests[0].headers["traceparent"]).toBe(traceparent)
         expect(exporter.getFinishedSpans()).toHaveLength(0)
+        // Without an incoming trace nothing is sent (a trace id no collector will ever see would mislead).
+        upstream.requests.length = 0
+        yield* withIncomingTrace(get("/proxy"))
+        expect(upstream.requests[0].headers["traceparent"]).toBeUndefined()
       }))
   })
 
