@@ -1,7 +1,7 @@
 // The whole platform for the load and soak scripts, each part a separate process started from
 // its built dist/main.js and configured by env only, as in production: the dev identity
-// provider, the digital-twin simulator, the policy service (the other services ask it over RPC,
-// POLICY_SERVICE_URL), registry, assistant (offline providers), nudging, flexibility, grid
+// provider, the digital-twin simulator, the policy service (the other services decide with their
+// embedded engine unless `remotePolicy`: then they ask it over RPC, POLICY_SERVICE_URL), registry, assistant (offline providers), nudging, flexibility, grid
 // gateway and participant gateway, on one fresh PostgreSQL database (a schema per service) and
 // Mosquitto on 127.0.0.1:1883 (aedes in this process when none answers).
 //
@@ -82,7 +82,12 @@ const raisedLimits = {
  * Starts everything; answers the services (`name` -> { url, pid, diagnostics }), the tokens the
  * scripts use, and `stop()` (drops the database; the processes stop when the script exits).
  */
-export const startPlatform = async ({ diagnosticsMs = 5000, verbose = true } = {}) => {
+/**
+ * `remotePolicy`: the services ask the policy service over RPC (POLICY_SERVICE_URL) instead of
+ * their embedded engine (the default: then each hot path measures its own service, and the policy
+ * service is measured on its own /authorize).
+ */
+export const startPlatform = async ({ diagnosticsMs = 5000, verbose = true, remotePolicy = false } = {}) => {
   const runId = `${Date.now().toString(36)}_${crypto.randomBytes(3).toString("hex")}`
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "rec-load-"))
   const database = `rec_load_${runId}`
@@ -163,7 +168,11 @@ export const startPlatform = async ({ diagnosticsMs = 5000, verbose = true } = {
         PLATFORM_MQTT_TOPIC_PREFIX: topicPrefix,
         ...(client === undefined
           ? {}
-          : { PLATFORM_OIDC_CLIENT_ID: client, PLATFORM_OIDC_CLIENT_SECRET: `dev-only-secret-${client}`, POLICY_SERVICE_URL: urlOf("policy") }),
+          : {
+            PLATFORM_OIDC_CLIENT_ID: client,
+            PLATFORM_OIDC_CLIENT_SECRET: `dev-only-secret-${client}`,
+            ...(remotePolicy ? { POLICY_SERVICE_URL: urlOf("policy") } : {})
+          }),
         LOAD_DIAGNOSTICS_FILE: diagnostics,
         LOAD_DIAGNOSTICS_MS: String(diagnosticsMs),
         ...raisedLimits[name],
