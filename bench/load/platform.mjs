@@ -5,7 +5,7 @@
 // gateway and participant gateway, on one fresh PostgreSQL database (a schema per service) and
 // Mosquitto on 127.0.0.1:1883 (aedes in this process when none answers).
 //
-// Every service runs with bench/load/diagnostics.cjs preloaded (heap and handles sampled to a
+// Every service runs with bench/load/diagnostics.mjs preloaded (heap and handles sampled to a
 // file, see there). Rate limits are raised by env (`RATE_LIMIT_*`): the load comes from one
 // client per service, far past what a single client may do in production.
 /* global fetch, URLSearchParams */
@@ -15,6 +15,7 @@ import { createRequire } from "node:module"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
+import { pathToFileURL } from "node:url"
 import { freePort, root, startProcess } from "../lib/processes.mjs"
 
 /** The first answer below 500 of `url`, polled for up to `seconds` (a loaded machine starts slowly). */
@@ -152,7 +153,7 @@ export const startPlatform = async ({ diagnosticsMs = 5000, verbose = true, remo
     const client = serviceClients[name]
     const child = startProcess(`services/${name}/dist/main.js`, {
       stdout: fs.openSync(path.join(workDir, `${name}.log`), "a"),
-      nodeArgs: ["--expose-gc", "--require", path.join(root, "bench/load/diagnostics.cjs")],
+      nodeArgs: ["--expose-gc", "--import", pathToFileURL(path.join(root, "bench/load/diagnostics.mjs")).href],
       env: {
         PORT: String(ports[name]),
         HOST: "127.0.0.1",

@@ -7,7 +7,7 @@
 //
 //   node bench/load/soak.mjs [--minutes 10] [--rate 10] [--writes 2] [--sample 10] [--warmup 60] [--remote-policy] [--json out.json]
 //
-// Each service process samples itself every `--sample` seconds (bench/load/diagnostics.cjs,
+// Each service process samples itself every `--sample` seconds (bench/load/diagnostics.mjs,
 // preloaded; a full GC first, so the heap figure is what survives): heap used, RSS, active
 // handles. Printed per service: the first sample after `--warmup` seconds, the last, the
 // largest, and a verdict: bounded when the heap after warm-up grows by less than 25% (mean of

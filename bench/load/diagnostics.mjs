@@ -1,5 +1,5 @@
-// Preloaded into each service process by the load and soak scripts (`node --require
-// bench/load/diagnostics.cjs --expose-gc dist/main.js`): every LOAD_DIAGNOSTICS_MS (default
+// Preloaded into each service process by the load and soak scripts (`node --import
+// ./bench/load/diagnostics.mjs --expose-gc dist/main.js`): every LOAD_DIAGNOSTICS_MS (default
 // 5000) it collects garbage (when --expose-gc is given, so the heap figure is what survives, not
 // what the collector has not reached yet) and appends one JSON line to LOAD_DIAGNOSTICS_FILE:
 // heap used, RSS and the number of active handles and requests
@@ -7,8 +7,8 @@
 //
 // Why a preload and not a diagnostics endpoint in the services: it measures any process as it
 // runs in production, adds no route to harden, and needs no change to the service kit.
-"use strict"
-const fs = require("node:fs")
+/* global setInterval */
+import * as fs from "node:fs"
 
 const file = process.env.LOAD_DIAGNOSTICS_FILE
 if (file !== undefined && file !== "") {
