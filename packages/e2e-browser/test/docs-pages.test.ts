@@ -14,6 +14,8 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import * as Fs from "node:fs"
+import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
@@ -78,6 +80,37 @@ describe.skipIf(chromiumSkip !== undefined)(title, () => {
       await page.close()
     }
   }
+
+  // The checks below pass only if these detectors work: a page with each kind of fault must fail.
+  it("a page with a remote asset, a console error, an uncaught exception and a 404 shows four problems", async () => {
+    const server = Http.createServer((request, response) => {
+      if (request.url === "/") {
+        response.writeHead(200, { "content-type": "text/html" })
+        response.end(`<!DOCTYPE html><html><head><link rel="icon" href="data:,"></head><body>
+          <img src="https://cdn.example.invalid/logo.svg"><img src="/missing.png">
+          <script>console.error("broken on purpose")</script><script>throw new Error("thrown on purpose")</script>
+        </body></html>`)
+      } else {
+        response.writeHead(404).end()
+      }
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const page = await browser!.context.newPage()
+    try {
+      const watched = await DocsPage.watch(page, origin)
+      await page.goto(`${origin}/`, { waitUntil: "load" })
+      await page.waitForLoadState("networkidle", { timeout: 15_000 }).catch(() => undefined)
+      const problems = watched.problems.join("\n")
+      expect(problems).toContain("request to another host: https://cdn.example.invalid/logo.svg")
+      expect(problems).toContain(`HTTP 404: GET ${origin}/missing.png`)
+      expect(problems).toContain("console error: broken on purpose")
+      expect(problems).toContain("uncaught exception: thrown on purpose")
+    } finally {
+      await page.close()
+      server.close()
+    }
+  }, 60_000)
 
   describe.concurrent.each(Platform.services.map((entry) => [entry.name, entry] as const))("%s", (name, entry) => {
     it(`${entry.docsPrefix}/docs (Swagger UI) renders every operation of /openapi.json`, async () => {
