@@ -35,14 +35,17 @@ describe.skipIf(chromiumSkip !== undefined)(title, () => {
   beforeAll(async () => {
     Fs.mkdirSync(artifacts, { recursive: true })
     scope = await Effect.runPromise(Scope.make())
-    const [services, launched] = await Promise.all([
+    // Both at once; both settled before failing, so afterAll can close whatever did start.
+    const [services, launched] = await Promise.allSettled([
       Effect.runPromise(Platform.start({ postgres }).pipe(Scope.extend(scope))),
       Chromium.launch(Chromium.findExecutable()!)
     ])
-    browser = launched
-    for (const service of services) running.set(service.entry.name, service)
+    if (launched.status === "fulfilled") browser = launched.value
+    if (services.status === "rejected") throw services.reason
+    if (launched.status === "rejected") throw launched.reason
+    for (const service of services.value) running.set(service.entry.name, service)
     console.log(
-      "started: " + services.map((s) => `${s.entry.name} ${(s.startMillis / 1000).toFixed(1)} s (${s.database})`).join(", ")
+      "started: " + services.value.map((s) => `${s.entry.name} ${(s.startMillis / 1000).toFixed(1)} s (${s.database})`).join(", ")
     )
   }, 300_000)
 
