@@ -43,8 +43,16 @@ describe.skipIf(skip !== undefined)(`broker restart${skip ? ` (skipped: ${skip})
         clientId: `faults-listener-${process.pid}`,
         sessionExpiry: Duration.minutes(10)
       }))
+      // Baseline in the same run: a listener with a clean session (the client's default).
+      const cleanListener = yield* client(clientConfig(broker.port, {}))
       const publisher = yield* client(clientConfig(broker.port, {}))
 
+      const cleanHandled = new Set<string>()
+      const cleanMessages = yield* cleanListener.subscribeScoped("faults/runs/+", { qos: 1 })
+      const cleanConsumer = yield* cleanMessages.pipe(
+        Stream.runForEach((m) => Effect.sync(() => cleanHandled.add((JSON.parse(m.text) as { run_id: string }).run_id))),
+        Effect.fork
+      )
       const handled = new Set<string>()
       let deliveries = 0
       const messages = yield* listener.subscribeScoped("faults/runs/+", { qos: 1 })
@@ -80,12 +88,15 @@ describe.skipIf(skip !== undefined)(`broker restart${skip ? ` (skipped: ${skip})
         yield* publisher.publishJson(`faults/runs/${i % 3}`, PipelineRuns.PipelineRunEvent, event(i), { qos: 1 })
       }
       yield* Effect.sleep("50 millis").pipe(Effect.repeat({ until: () => handled.size === total, times: 400 }))
+      yield* Effect.sleep("500 millis")
       yield* Fiber.interrupt(consumer)
+      yield* Fiber.interrupt(cleanConsumer)
       const lost = total - handled.size
       const duplicates = deliveries - handled.size
       console.log(
         `FIGURE broker-restart: published=${total} handled=${handled.size} lost=${lost} duplicates=${duplicates} ` +
-          `listener-reconnected-after-broker-start=${reconnectedAfterMs}ms`
+          `listener-reconnected-after-broker-start=${reconnectedAfterMs}ms ` +
+          `baseline-clean-session: handled=${cleanHandled.size} lost=${total - cleanHandled.size}`
       )
       expect(restartedAt).toBeGreaterThan(0)
       expect(lost).toBe(0)

@@ -1,9 +1,9 @@
 /**
  * PostgreSQL restarted under load: the nudging service runs on a private PostgreSQL cluster
- * (`initdb` + `pg_ctl` on a free port; the machine's server is never touched) while 8 workers
+ * (`initdb` + `pg_ctl` on a free port; the machine's server is never touched) while 8 workers (`FAULTS_PG_WORKERS`)
  * keep ingesting alerts (each a multi-row write: one notification and two e-mail deliveries, in
  * one transaction). The cluster is stopped (`pg_ctl stop -m fast`: sessions terminated, new
- * connections refused) for about 3 s and started again. Measured: what the service answered
+ * connections refused) for about 5 s (`FAULTS_PG_OUTAGE_SECONDS`) and started again. Measured: what the service answered
  * during the outage (503 with `Retry-After` vs any other 5xx), how fast it answered, how long
  * after PostgreSQL was back the first write succeeded (same process, no restart), and that every
  * stored notification has all of its deliveries (nothing half-written).
@@ -24,6 +24,10 @@ import { fileURLToPath } from "node:url"
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..")
 const skip = PrivatePostgres.skipReason()
+
+/** CI runs a 5-second outage with 8 workers; longer runs set these (figures in docs/reliability.md). */
+const outageSeconds = Number(process.env["FAULTS_PG_OUTAGE_SECONDS"] ?? "5")
+const workerCount = Number(process.env["FAULTS_PG_WORKERS"] ?? "8")
 
 class Cluster extends Context.Tag("faults/Cluster")<Cluster, PrivatePostgres.PrivatePostgres>() {}
 
@@ -121,13 +125,13 @@ describe.skipIf(skip !== undefined)(`PostgreSQL restart${skip ? ` (skipped: ${sk
               if (response.status === 503) yield* Effect.sleep("50 millis")
             }
           }).pipe(Effect.orDie)
-        const workers = yield* Effect.forkAll(Array.from({ length: 8 }, (_, w) => worker(w)))
+        const workers = yield* Effect.forkAll(Array.from({ length: workerCount }, (_, w) => worker(w)))
 
         yield* Effect.sleep("1500 millis")
         const downAt = Date.now()
         yield* pg.stop
         const stoppedAt = Date.now()
-        yield* Effect.sleep("3 seconds")
+        yield* Effect.sleep(Duration.seconds(outageSeconds))
         yield* pg.start
         const upAt = Date.now()
         // Until some request that started after PostgreSQL was back succeeded, then a little more.
@@ -157,6 +161,8 @@ describe.skipIf(skip !== undefined)(`PostgreSQL restart${skip ? ` (skipped: ${sk
         const accepted = count(outcomes, (o) => o.status === 200)
 
         const figure = {
+          workers: workerCount,
+          outage_s: Number(((upAt - downAt) / 1000).toFixed(1)),
           requests: outcomes.length,
           before_ok: count(before, (o) => o.status === 200),
           during_outage: during.length,
@@ -180,13 +186,14 @@ describe.skipIf(skip !== undefined)(`PostgreSQL restart${skip ? ` (skipped: ${sk
         expect(outcomes.filter((o) => o.status !== 200 && o.status !== 503).map((o) => o.status)).toEqual([])
         expect(unavailable).toBe(during.length)
         for (const o of during) expect(Number(o.retryAfter)).toBeGreaterThan(0)
-        // Fail fast: no request waits for the database to come back.
-        expect(figure.during_max_ms).toBeLessThan(2_900)
+        // Fail fast: no request waits for the database to come back (the outage lasts 5 s or more;
+        // a connection attempt gives up after 2 s, and the machine may be busy).
+        expect(figure.during_max_ms).toBeLessThan(4_500)
         expect(firstOk).toBeDefined()
         expect(partial).toBe(0)
         expect(orphans).toBe(0)
         // Every 200 is stored (a 503 may still have committed: the answer was lost, not the write).
         expect(rows.length).toBeGreaterThanOrEqual(accepted)
-      }))
+      }), 60_000 + outageSeconds * 2_000)
   })
 })
