@@ -18,8 +18,13 @@
  *   `reconnecting` (readiness can show it as degraded) and connecting continues in the
  *   background with exponential backoff and jitter (`PLATFORM_MQTT_RECONNECT_MIN/MAX_SECONDS`).
  * - **Subscriptions survive reconnects.** The client keeps the set of active subscriptions and
- *   subscribes them again after every (clean-session) connection, including subscriptions made
- *   while disconnected. A subscription the broker refuses fails its stream.
+ *   subscribes them again after every clean-session connection, including subscriptions made
+ *   while disconnected. A subscription the broker refuses fails its stream. With a persistent
+ *   session (`PLATFORM_MQTT_SESSION_EXPIRY_SECONDS`) the broker keeps them and queues QoS 1
+ *   messages while the client is away.
+ * - **Tokens.** A connection made with a JWT is renewed with a fresh token shortly before the
+ *   token expires (`PLATFORM_MQTT_TOKEN_RENEW_SECONDS`); `PLATFORM_MQTT_TOKEN_FIELD` says whether
+ *   the token goes in the password or the user name.
  * - **Back-pressure.** Each subscription has a bounded buffer; when it is full the client stops
  *   reading from the socket until the consumer catches up. A QoS 1/2 message is acknowledged
  *   once it is in the buffers of all matching subscriptions.
