@@ -236,7 +236,7 @@ export const start = async (options: PlatformOptions): Promise<Platform> => {
     const rest = (Object.keys(services) as Array<ServiceName>).filter((name) => name !== "policy")
     await supervisor.startAll(rest.flatMap((name) =>
       instancePorts.get(name)!.map((port, i) => spec(`${name}#${i + 1}`, services[name].main, port, serviceEnv(name, i + 1)))
-    ), 120_000)
+    ), 240_000)
 
     return {
       replicas: options.replicas,

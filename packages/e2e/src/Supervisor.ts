@@ -94,7 +94,7 @@ export class Supervisor {
   }
 
   /** Starts several processes at once and waits until every one is ready. */
-  async startAll(specs: ReadonlyArray<ProcessSpec>, timeoutMs?: number): Promise<Array<Managed>> {
+  async startAll(specs: ReadonlyArray<ProcessSpec>, timeoutMs = 180_000): Promise<Array<Managed>> {
     const started = specs.map((spec) => this.start(spec))
     await Promise.all(started.map((managed) => this.waitReady(managed, timeoutMs)))
     return started

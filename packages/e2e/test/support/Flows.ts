@@ -179,18 +179,23 @@ export const gridTrace = async (p: Platform, grid: GridResult) => {
   })
   expect(p.peers.otlp.refused).toEqual([])
   const byId = new Map(spans.map((s) => [s.spanId, s]))
-  // The push span descends from the nudging service's ingest, which descends from the gateway.
-  const ancestry = (spanId: string | undefined): Array<string> => {
-    const out: Array<string> = []
+  // The push span descends from the nudging service's ingest request (a server span), which
+  // descends from the gateway's handling of the run.
+  const ancestry = (spanId: string | undefined) => {
+    const out: Array<(typeof spans)[number]> = []
     for (let s = spanId === undefined ? undefined : byId.get(spanId); s !== undefined; s = s.parentSpanId === undefined ? undefined : byId.get(s.parentSpanId)) {
-      out.push(`${s.service}:${s.name}`)
+      out.push(s)
     }
     return out
   }
   const pushSpan = spans.find((s) => s.name === "WebPush.send" && s.service === "nudging")!
-  const chain = ancestry(pushSpan.spanId)
-  expect(chain.some((s) => s.startsWith("nudging:") && s.includes("Ingest"))).toBe(true)
-  expect(chain.some((s) => s.startsWith("grid-gateway:AlertDispatcher.onPipelineRun"))).toBe(true)
+  const chainSpans = ancestry(pushSpan.spanId)
+  const chain = chainSpans.map((s) => `${s.service}:${s.name}`)
+  const serverKind = 2
+  const ingest = chainSpans.find((s) => s.service === "nudging" && s.kind === serverKind)
+  expect(ingest, `the push span's ancestors: ${chain.join(" <- ")}`).toBeDefined()
+  expect(JSON.stringify([ingest!.name, ingest!.attributes])).toContain("ingest-event")
+  expect(chain, `the push span's ancestors: ${chain.join(" <- ")}`).toContain("grid-gateway:AlertDispatcher.onPipelineRun")
   return chain
 }
 
