@@ -162,41 +162,46 @@ export const gridFlow = async (p: Platform): Promise<GridResult> => {
   return { runId: event.run_id, ruleIds: rules, traceparent: received.traceparent! }
 }
 
-/** The grid flow's trace: the gateway's handling of the run, the nudging service's ingest and the push, one trace id. */
+/**
+ * The grid flow's trace: the gateway's handling of the run, the nudging service's ingest and the
+ * push, one trace id (the one the push service received in `traceparent`). Spans arrive in
+ * batches from several processes, so the chain is awaited until it is complete.
+ */
 export const gridTrace = async (p: Platform, grid: GridResult) => {
   const traceId = grid.traceparent.split("-")[1]!
-  const spans = await waitUntil("the grid flow's spans at the OTLP receiver", () => {
-    const inTrace = p.peers.otlp.spans.filter((s) => s.traceId === traceId)
-    const services = new Set(inTrace.map((s) => s.service))
-    return services.has("grid-gateway") && services.has("nudging") && inTrace.some((s) => s.name === "WebPush.send") ? inTrace : undefined
-  }, {
-    timeoutMs: 60_000,
-    describe: () => {
-      const inTrace = p.peers.otlp.spans.filter((s) => s.traceId === traceId)
-      const push = p.peers.otlp.spans.filter((s) => s.name === "WebPush.send").map((s) => s.traceId)
-      return `spans in trace: ${inTrace.map((s) => `${s.service}:${s.name}`).join(", ")}; WebPush.send traces: ${push.join(", ")}`
-    }
-  })
-  expect(p.peers.otlp.refused).toEqual([])
-  const byId = new Map(spans.map((s) => [s.spanId, s]))
-  // The push span descends from the nudging service's ingest request (a server span), which
-  // descends from the gateway's handling of the run.
-  const ancestry = (spanId: string | undefined) => {
+  const serverKind = 2
+  /** The push span and its ancestors (push first), as far as they arrived. */
+  const chainOf = () => {
+    const spans = p.peers.otlp.spans.filter((s) => s.traceId === traceId)
+    const byId = new Map(spans.map((s) => [s.spanId, s]))
     const out: Array<(typeof spans)[number]> = []
-    for (let s = spanId === undefined ? undefined : byId.get(spanId); s !== undefined; s = s.parentSpanId === undefined ? undefined : byId.get(s.parentSpanId)) {
+    let s = spans.find((span) => span.service === "nudging" && span.name === "WebPush.send")
+    while (s !== undefined) {
       out.push(s)
+      s = s.parentSpanId === undefined ? undefined : byId.get(s.parentSpanId)
     }
     return out
   }
-  const pushSpan = spans.find((s) => s.name === "WebPush.send" && s.service === "nudging")!
-  const chainSpans = ancestry(pushSpan.spanId)
-  const chain = chainSpans.map((s) => `${s.service}:${s.name}`)
-  const serverKind = 2
-  const ingest = chainSpans.find((s) => s.service === "nudging" && s.kind === serverKind)
-  expect(ingest, `the push span's ancestors: ${chain.join(" <- ")}`).toBeDefined()
-  expect(JSON.stringify([ingest!.name, ingest!.attributes])).toContain("ingest-event")
-  expect(chain, `the push span's ancestors: ${chain.join(" <- ")}`).toContain("grid-gateway:AlertDispatcher.onPipelineRun")
-  return chain
+  const describe = (chain: ReturnType<typeof chainOf>) => chain.map((s) => `${s.service}:${s.name}`).join(" <- ")
+  const complete = (chain: ReturnType<typeof chainOf>) =>
+    chain.some((s) => s.service === "nudging" && s.kind === serverKind) &&
+    chain.some((s) => s.service === "grid-gateway" && s.name === "AlertDispatcher.onPipelineRun")
+  const chain = await waitUntil("the grid flow's trace at the OTLP receiver", () => {
+    const chain = chainOf()
+    return complete(chain) ? chain : undefined
+  }, {
+    timeoutMs: 60_000,
+    describe: () => {
+      const pushes = p.peers.otlp.spans.filter((s) => s.name === "WebPush.send").map((s) => s.traceId)
+      return `trace ${traceId}: ${describe(chainOf())}; WebPush.send spans in traces ${pushes.join(", ")}; ` +
+        `${p.peers.otlp.spans.length} spans collected`
+    }
+  })
+  expect(p.peers.otlp.refused).toEqual([])
+  // The nudging service's server span is the ingest request the gateway made.
+  const ingest = chain.find((s) => s.service === "nudging" && s.kind === serverKind)!
+  expect(JSON.stringify([ingest.name, ingest.attributes]), describe(chain)).toContain("ingest-event")
+  return chain.map((s) => `${s.service}:${s.name}`)
 }
 
 // ---------------------------------------------------------------------------------------------
