@@ -229,14 +229,15 @@ export const start = async (options: PlatformOptions): Promise<Platform> => {
       }
     }
 
+    // Then everything else at once: a service whose policy service is not up yet is simply not
+    // ready yet (its readiness checks the policies), so waiting for one wave before the next
+    // would only add the slowest start of each wave.
     await supervisor.startAll([
       spec("digital-twin", infrastructure.digitalTwin, twinPort, { ...oidc, ...tracing }),
-      ...instancePorts.get("policy")!.map((port, i) => spec(`policy#${i + 1}`, services.policy.main, port, serviceEnv("policy", i + 1)))
-    ])
-    const rest = (Object.keys(services) as Array<ServiceName>).filter((name) => name !== "policy")
-    await supervisor.startAll(rest.flatMap((name) =>
-      instancePorts.get(name)!.map((port, i) => spec(`${name}#${i + 1}`, services[name].main, port, serviceEnv(name, i + 1)))
-    ), 240_000)
+      ...(Object.keys(services) as Array<ServiceName>).flatMap((name) =>
+        instancePorts.get(name)!.map((port, i) => spec(`${name}#${i + 1}`, services[name].main, port, serviceEnv(name, i + 1)))
+      )
+    ], 240_000)
 
     return {
       replicas: options.replicas,

@@ -30,7 +30,7 @@ export const registryFlow = async (p: Platform) => {
   const original = fs.readFileSync(path.join(repoRoot, "examples/it-energy-community.bundle.yaml"), "utf8")
   await importBundle(p, admin, original, "it-energy-community.bundle.yaml")
 
-  const jsonld = await call("GET", `${p.urls.registry}/user/communities/${community}?format=jsonld`, { token: admin })
+  const jsonld = await call<Record<string, unknown>>("GET", `${p.urls.registry}/user/communities/${community}?format=jsonld`, { token: admin })
   expect(jsonld.status).toBe(200)
   expect(jsonld.headers.get("content-type")).toContain("application/ld+json")
   expect(jsonld.body["@context"]).toBe(`${p.urls.registry}/context.jsonld`)
@@ -100,11 +100,11 @@ export const gridFlow = async (p: Platform): Promise<GridResult> => {
 
   // A webhook, a rule without recipients (the nudge goes to the owner: web push) and one with a
   // control room's address (the nudge goes by e-mail).
-  const settings = await expectStatus(200, "PUT", `${p.urls["grid-gateway"]}/api/notification-settings`, {
+  const settings = await expectStatus<{ webhook_secret?: string }>(200, "PUT", `${p.urls["grid-gateway"]}/api/notification-settings`, {
     token: operator,
     json: { webhook_url: webhooks.url }
   })
-  const secret = settings.webhook_secret as string
+  const secret = settings.webhook_secret!
   expect(secret).toEqual(expect.any(String))
   const { date, hazards } = await breachDay(p, operator)
   const rules: Array<string> = []
@@ -233,7 +233,7 @@ export const participantFlow = async (p: Platform): Promise<ParticipantResult> =
     )).items
 
   // The browser subscribes through the gateway.
-  const subscribed = await expectStatus(200, "POST", `${gateway}/settings/push-subscribe`, {
+  const subscribed = await expectStatus<{ push: { subscribed: boolean } }>(200, "POST", `${gateway}/settings/push-subscribe`, {
     token,
     json: push.subscribe("participant")
   })
@@ -340,11 +340,12 @@ export const assistantFlow = async (p: Platform) => {
   const frames = (await response.text()).split("\n\n").map((f) => f.trim()).filter((f) => f !== "")
   expect(frames.every((f) => f.startsWith("data: "))).toBe(true)
   expect(frames.at(-1)).toBe("data: [DONE]")
-  const events = frames.slice(0, -1).map((f) => JSON.parse(f.slice("data: ".length)) as { type: string; data: any })
+  const events = frames.slice(0, -1).map((f) => JSON.parse(f.slice("data: ".length)) as { type: string; data: unknown })
   const meta = events.find((e) => e.type === "meta")
   const sources = events.find((e) => e.type === "sources")
   const tokens = events.filter((e) => e.type === "token")
-  expect(meta?.data.conversation_id).toEqual(expect.any(String))
+  const conversationId = (meta?.data as { conversation_id?: unknown } | undefined)?.conversation_id
+  expect(conversationId).toEqual(expect.any(String))
   expect(JSON.stringify(sources?.data)).toContain(marker)
   expect(tokens.length).toBeGreaterThan(1)
   expect(tokens.map((t) => t.data as string).join("")).toContain("11:00")
@@ -355,5 +356,5 @@ export const assistantFlow = async (p: Platform) => {
     `${gateway}/conversations`,
     { token }
   )
-  expect(conversations.items.map((c) => c.id)).toContain(meta!.data.conversation_id)
+  expect(conversations.items.map((c) => c.id)).toContain(conversationId)
 }

@@ -1,6 +1,6 @@
 /** Plain HTTP calls of the tests (the platform's public surface, as a browser or script uses it). */
 
-export interface Answer<B = any> {
+export interface Answer<B = unknown> {
   readonly status: number
   readonly headers: Headers
   readonly text: string
@@ -16,7 +16,7 @@ export interface CallOptions {
   readonly timeoutMs?: number
 }
 
-export const call = async <B = any>(method: string, url: string, options: CallOptions = {}): Promise<Answer<B>> => {
+export const call = async <B = unknown>(method: string, url: string, options: CallOptions = {}): Promise<Answer<B>> => {
   const headers: Record<string, string> = { ...options.headers }
   if (options.token !== undefined) headers["authorization"] = `Bearer ${options.token}`
   let body = options.body
@@ -36,7 +36,7 @@ export const call = async <B = any>(method: string, url: string, options: CallOp
 }
 
 /** `call`, failing with the answer when the status is not the expected one. */
-export const expectStatus = async <B = any>(status: number, method: string, url: string, options: CallOptions = {}): Promise<B> => {
+export const expectStatus = async <B = unknown>(status: number, method: string, url: string, options: CallOptions = {}): Promise<B> => {
   const answer = await call<B>(method, url, options)
   if (answer.status !== status) throw new Error(`${method} ${url}: expected ${status}, got ${answer.status}: ${answer.text.slice(0, 500)}`)
   return answer.body
