@@ -214,23 +214,17 @@ interface NudgingNotification {
 
 export interface ParticipantResult {
   readonly forecastRunId: string
-  readonly settlementRunId: string
   readonly commitmentId: string
+  /** When the accepted window ends (epoch ms): the settlement can run after it. */
+  readonly windowEnd: number
 }
 
+/** Up to the reminder; `participantSettlement` goes on once the accepted window has ended. */
 export const participantFlow = async (p: Platform): Promise<ParticipantResult> => {
   const { push, pipelines } = p.peers
   const gateway = `${p.urls["participant-gateway"]}/api`
   const token = await userToken(p.urls.devIdp, "participant")
-  const sub = subjectOf(token)
   const pushesFor = (rule: string) => push.received.filter((r) => r.subscriber === "participant" && r.payload.data.rule_id === rule)
-  const inbox = async () =>
-    (await expectStatus<{ items: Array<NudgingNotification> }>(
-      200,
-      "GET",
-      `${p.urls.nudging}/notifications?user_id=${sub}&community_id=${community}&limit=100`,
-      { token }
-    )).items
 
   // The browser subscribes through the gateway.
   const subscribed = await expectStatus<{ push: { subscribed: boolean } }>(200, "POST", `${gateway}/settings/push-subscribe`, {
@@ -269,10 +263,16 @@ export const participantFlow = async (p: Platform): Promise<ParticipantResult> =
   const reminder = await waitUntil("the reminder's web push", () => pushesFor("flexibility_reminder")[0], { timeoutMs: 60_000 })
   const afterReminder = await expectStatus<{ items: Array<{ id: string }> }>(200, "GET", `${gateway}/notifications?limit=100`, { token })
   expect(afterReminder.items.map((n) => n.id)).toContain(reminder.payload.data.notification_id)
+  return { forecastRunId: forecast.run_id, commitmentId: accepted.commitment_id, windowEnd }
+}
 
-  // The window ends; the flexibility pipeline completes: the commitment is settled.
-  await sleep(Math.max(0, windowEnd - Date.now() + 1_000))
-  const settlement = await pipelines.completed({ flow: "rec-flexibility-flow", namespace: "rec", period: isoDay(windowEnd) })
+/** The accepted window ended; the flexibility pipeline completes: settled, points through the gateway. */
+export const participantSettlement = async (p: Platform, accepted: ParticipantResult): Promise<{ readonly settlementRunId: string }> => {
+  const gateway = `${p.urls["participant-gateway"]}/api`
+  const token = await userToken(p.urls.devIdp, "participant")
+  const sub = subjectOf(token)
+  await sleep(Math.max(0, accepted.windowEnd - Date.now() + 1_000))
+  const settlement = await p.peers.pipelines.completed({ flow: "rec-flexibility-flow", namespace: "rec", period: isoDay(accepted.windowEnd) })
   const points = await waitUntil("the settled points", async () => {
     const answer = await expectStatus<{ total_points: number; settled_commitments: number; open_commitments: number }>(
       200,
@@ -287,14 +287,22 @@ export const participantFlow = async (p: Platform): Promise<ParticipantResult> =
   const commitment = await expectStatus<{ status: string; reward_points_actual: number }>(
     200,
     "GET",
-    `${gateway}/commitments/${accepted.commitment_id}`,
+    `${gateway}/commitments/${accepted.commitmentId}`,
     { token }
   )
   expect(commitment).toMatchObject({ status: "settled", reward_points_actual: points.total_points })
-  await waitUntil("the settled nudge", async () => ((await inbox()).some((n) => n.rule_id === "commitment_settled") ? true : undefined), {
+  await waitUntil("the settled nudge's web push", () =>
+    p.peers.push.received.find((r) => r.subscriber === "participant" && r.payload.data.rule_id === "commitment_settled"), {
     timeoutMs: 60_000
   })
-  return { forecastRunId: forecast.run_id, settlementRunId: settlement.run_id, commitmentId: accepted.commitment_id }
+  const inbox = await expectStatus<{ items: Array<NudgingNotification> }>(
+    200,
+    "GET",
+    `${p.urls.nudging}/notifications?user_id=${sub}&community_id=${community}&limit=100`,
+    { token }
+  )
+  expect(inbox.items.map((n) => n.rule_id)).toContain("commitment_settled")
+  return { settlementRunId: settlement.run_id }
 }
 
 /** Notifications of the participant per rule (for the no-duplicate checks). */
