@@ -100,8 +100,8 @@ export class Supervisor {
     return started
   }
 
-  /** Processes that exited while they should be running. */
-  dead(): Array<Managed> {
+  /** Processes that exited (before `stopAll`: the ones that died while they should run). */
+  exited(): Array<Managed> {
     return this.processes.filter((p) => p.exit !== undefined)
   }
 

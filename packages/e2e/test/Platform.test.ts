@@ -45,7 +45,7 @@ const suite = (mode: { readonly replicas: 1 | 2 }) => () => {
   }, 300_000)
 
   afterAll(async () => {
-    const dead = platform?.supervisor.dead() ?? []
+    const dead = platform?.supervisor.exited() ?? []
     await platform?.stop()
     expect(dead.map((d) => d.spec.name), "processes that died during the run").toEqual([])
   }, 60_000)
