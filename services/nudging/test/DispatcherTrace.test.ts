@@ -15,7 +15,7 @@ import { Dispatcher } from "../src/Dispatcher.js"
 import { Email } from "../src/Email.js"
 import { Settings } from "../src/Settings.js"
 import { SubscriptionsRepo } from "../src/SubscriptionsRepo.js"
-import { WebPush } from "../src/WebPush.js"
+import { type SendResult, WebPush } from "../src/WebPush.js"
 
 const job = (id: string): Job => ({
   id,
@@ -43,16 +43,18 @@ const sentUnder: Array<Option.Option<Tracer.Span>> = []
 const fakes = Layer.mergeAll(
   Layer.succeed(DeliveriesRepo, DeliveriesRepo.make({
     claim: (ids) => Effect.succeed(ids.map(job)),
-    claimDue: () => Effect.succeed([]),
+    // A SQL statement is an Effect with more methods; the Dispatcher only runs it.
+    claimDue: () => Effect.succeed([]) as unknown as ReturnType<DeliveriesRepo["claimDue"]>,
     dispatched: () => Effect.void,
     complete: () => Effect.void
   })),
   Layer.succeed(SubscriptionsRepo, {} as SubscriptionsRepo),
   Layer.succeed(WebPush, WebPush.make({
-    send: () => Effect.map(Effect.option(Effect.currentSpan), (span) => {
-      sentUnder.push(span)
-      return { _tag: "Delivered" } as const
-    }),
+    send: (): Effect.Effect<SendResult> =>
+      Effect.map(Effect.option(Effect.currentSpan), (span) => {
+        sentUnder.push(span)
+        return { _tag: "Delivered", status: 201 } as const
+      }),
     publicKey: "public"
   })),
   Layer.succeed(Email, {} as Email),
