@@ -54,7 +54,7 @@ const suite = (mode: { readonly replicas: 1 | 2 }) => () => {
     await Flows.registryFlow(platform)
   }, 120_000)
 
-  // The participant flow is cut in two: its accepted window ends 20 s after the accept, and the
+  // The participant flow is cut in two: its accepted window ends 15 s after the accept, and the
   // grid and assistant flows run meanwhile.
   it("participant: push subscription -> opportunity broadcast -> listed -> accept the suggestion -> reminder", async () => {
     participant = await Flows.participantFlow(platform)

@@ -243,7 +243,7 @@ export const participantFlow = async (p: Platform): Promise<ParticipantResult> =
   // reminder goes at once and the window can be settled by this test).
   const suggestions = await expectStatus<Array<{ id: string }>>(200, "GET", `${gateway}/suggestions`, { token })
   expect(suggestions.length).toBeGreaterThan(0)
-  const windowEnd = Date.now() + 20_000
+  const windowEnd = Date.now() + 15_000
   const accepted = await expectStatus<{ commitment_id: string; status: string }>(
     200,
     "POST",
