@@ -60,3 +60,26 @@ describe("scope grants", () => {
       expect(grantScopes(grid, "dt.read dt.write")).toEqual({ _tag: "Refused", refused: ["dt.write"] })
     }))
 })
+
+describe("README's client table", () => {
+  // The table is what people read to pick a client; a scope added to the file and not to the
+  // table (svc-flexibility's registry.read once) sends them to the wrong client.
+  it.effect("lists every client of dev/identities.yaml with exactly its scopes", () =>
+    Effect.gen(function*() {
+      const identities = yield* loadIdentities().pipe(Effect.provide(NodeFileSystem.layer))
+      const readme = fs.readFileSync(new URL("../README.md", import.meta.url), "utf8")
+      const rows = new Map<string, Array<string>>()
+      for (const match of readme.matchAll(/^\| `([a-z0-9-]+)` \| (?:public|confidential|service)[^|]* \| ([^|]*) \|$/gm)) {
+        const scopes = match[2]!.trim()
+        rows.set(match[1]!, /^every platform scope$|^– /.test(scopes) ? [scopes] : scopes.split(/\s+/).filter((s) => s !== ""))
+      }
+      expect([...rows.keys()].sort()).toEqual([...identities.clients.keys()].sort())
+      const everyScope = new Set([...identities.clients.values()].flatMap((c) => c.scopes))
+      for (const client of identities.clients.values()) {
+        const row = rows.get(client.clientId)!
+        if (row[0] === "every platform scope") expect([...client.scopes].sort()).toEqual([...everyScope].sort())
+        else if (row[0]?.startsWith("– ")) expect(client.scopes).toEqual([])
+        else expect([...row].sort(), client.clientId).toEqual([...client.scopes].sort())
+      }
+    }))
+})

@@ -18,8 +18,13 @@
  *   `reconnecting` (readiness can show it as degraded) and connecting continues in the
  *   background with exponential backoff and jitter (`PLATFORM_MQTT_RECONNECT_MIN/MAX_SECONDS`).
  * - **Subscriptions survive reconnects.** The client keeps the set of active subscriptions and
- *   subscribes them again after every (clean-session) connection, including subscriptions made
- *   while disconnected. A subscription the broker refuses fails its stream.
+ *   subscribes them again after every clean-session connection, including subscriptions made
+ *   while disconnected. A subscription the broker refuses fails its stream. With a persistent
+ *   session (`PLATFORM_MQTT_SESSION_EXPIRY_SECONDS`) the broker keeps them and queues QoS 1
+ *   messages while the client is away.
+ * - **Tokens.** A connection made with a JWT is renewed with a fresh token shortly before the
+ *   token expires (`PLATFORM_MQTT_TOKEN_RENEW_SECONDS`); `PLATFORM_MQTT_TOKEN_FIELD` says whether
+ *   the token goes in the password or the user name.
  * - **Back-pressure.** Each subscription has a bounded buffer; when it is full the client stops
  *   reading from the socket until the consumer catches up. A QoS 1/2 message is acknowledged
  *   once it is in the buffers of all matching subscriptions.
@@ -58,6 +63,7 @@ import {
 import mqtt from "mqtt"
 import * as fs from "node:fs"
 import { MqttPublishError, MqttSubscribeError, MqttUnavailable } from "./Errors.js"
+import { jwtExpiry } from "./internal/tokenExpiry.js"
 import * as MqttConfig from "./MqttConfig.js"
 import * as Topic from "./Topic.js"
 
@@ -138,6 +144,16 @@ export interface MqttCredentials {
 
 export interface MqttOptions {
   /**
+   * The service's access token, fetched before every connection attempt and sent in the CONNECT
+   * field `PLATFORM_MQTT_TOKEN_FIELD` names (`password` by default, with `tokenUsername` as the
+   * user name; `username`: the token is the user name, `PLATFORM_MQTT_PASSWORD` if set the
+   * password). The connection is renewed with a fresh token `PLATFORM_MQTT_TOKEN_RENEW_SECONDS`
+   * before the token's `exp`. Takes precedence over `credentials`.
+   */
+  readonly token?: Effect.Effect<Redacted.Redacted, unknown> | undefined
+  /** The user name sent with the token in the password field. Default: `PLATFORM_MQTT_USERNAME`, else the client id. */
+  readonly tokenUsername?: string | undefined
+  /**
    * Credentials fetched before every connection attempt, replacing `PLATFORM_MQTT_USERNAME` /
    * `_PASSWORD`. For brokers that authenticate with short-lived JWTs: return a fresh token each
    * time. A failure counts as a failed attempt (retried with backoff).
@@ -169,6 +185,14 @@ const isUnsupportedProtocol = (cause: unknown) => {
   return code === 1 || code === 0x84
 }
 
+/** MQTT.js internals this client relies on (checked by the tests on every upgrade). */
+interface MqttJsInternals {
+  outgoing: Record<string, { cb?: unknown } | undefined>
+  _storeProcessingQueue: Array<{ callback?: unknown }>
+  /** Sends DISCONNECT (`forced` false) and closes the stream, without closing the client's stores. */
+  _cleanUp(forced: boolean, done: (() => void) | undefined, opts: object): void
+}
+
 const make = (config: MqttConfig.MqttConfig, options: MqttOptions = {}) =>
   Effect.gen(function*() {
     const broker = MqttConfig.brokerUrl(config)
@@ -185,6 +209,8 @@ const make = (config: MqttConfig.MqttConfig, options: MqttOptions = {}) =>
       SubscriptionRef.set(status, { ...next, broker, clientId: config.clientId, since: now() })
 
     let protocolVersion: 4 | 5 = config.protocol === 4 ? 4 : 5
+    const sessionExpirySeconds = Math.round(Duration.toSeconds(config.sessionExpiry))
+    const persistent = sessionExpirySeconds > 0
     const ca = yield* Option.match(config.tlsCaFile, {
       onNone: () => Effect.succeed(undefined),
       onSome: (file) =>
@@ -202,7 +228,7 @@ const make = (config: MqttConfig.MqttConfig, options: MqttOptions = {}) =>
       rejectUnauthorized: true,
       clientId: config.clientId,
       protocolVersion,
-      clean: true,
+      clean: !persistent,
       keepalive: Math.max(1, Math.round(Duration.toSeconds(config.keepalive))),
       connectTimeout: Duration.toMillis(config.connectTimeout),
       // Connecting, backoff and resubscribing are driven by the loop below.
@@ -222,6 +248,31 @@ const make = (config: MqttConfig.MqttConfig, options: MqttOptions = {}) =>
       return max
     }
 
+    /**
+     * A resumed persistent session delivers its queue right after CONNACK, before the service's
+     * listeners have subscribed again (a restarted process). Such messages are kept here (at most
+     * 10,000, for a minute) and handed to the first subscription that matches them.
+     */
+    const unclaimed: Array<{ readonly brokerTopic: string; readonly message: MqttMessage; readonly at: number }> = []
+    const unclaimedFor = Duration.toMillis(Duration.minutes(1))
+    const keepUnclaimed = (brokerTopic: string, message: MqttMessage) => {
+      const now = Date.now()
+      while (unclaimed.length > 0 && (unclaimed.length >= 10_000 || now - unclaimed[0]!.at > unclaimedFor)) unclaimed.shift()
+      unclaimed.push({ brokerTopic, message, at: now })
+    }
+    const claim = (filter: string): Array<MqttMessage> => {
+      const now = Date.now()
+      const claimed: Array<MqttMessage> = []
+      for (let i = 0; i < unclaimed.length;) {
+        const entry = unclaimed[i]!
+        if (now - entry.at <= unclaimedFor && Topic.matches(filter, entry.brokerTopic)) {
+          claimed.push(entry.message)
+          unclaimed.splice(i, 1)
+        } else i++
+      }
+      return claimed
+    }
+
     const dispatch = (packet: mqtt.IPublishPacket): Effect.Effect<void> =>
       Effect.suspend(() => {
         const brokerTopic = packet.topic.toString()
@@ -236,6 +287,7 @@ const make = (config: MqttConfig.MqttConfig, options: MqttOptions = {}) =>
           properties as Record<string, string | ReadonlyArray<string>>
         )
         const targets = [...registrations].filter((r) => Topic.matches(r.filter, brokerTopic))
+        if (targets.length === 0 && persistent) keepUnclaimed(brokerTopic, message)
         // Offering to a full queue suspends, which holds the acknowledgement and the socket.
         return Effect.forEach(targets, (r) => Effect.exit(Queue.offer(r.queue, message)), { discard: true })
       })
@@ -269,20 +321,41 @@ const make = (config: MqttConfig.MqttConfig, options: MqttOptions = {}) =>
         { discard: true }
       )
 
-    /** Subscribes every active filter again (after a new connection). */
-    const resubscribeAll = Effect.suspend(() => {
+    /**
+     * Subscribes every active filter again after a new connection. A resumed persistent session
+     * still holds its subscriptions: only filters added meanwhile are subscribed (subscribing
+     * again would make the broker send retained messages again), and filters dropped meanwhile
+     * are unsubscribed.
+     */
+    const resubscribeAll = (sessionPresent: boolean) => Effect.suspend(() => {
       const filters = new Map<string, QoS>()
       for (const r of registrations) filters.set(r.filter, Math.max(r.qos, filters.get(r.filter) ?? 0) as QoS)
-      return Effect.forEach(
-        filters,
-        ([filter, qos]) =>
-          sendSubscribe(filter, qos).pipe(
-            Effect.flatMap((result) => (result === "refused" ? refuse(filter) : Effect.void)),
-            // A connection lost meanwhile is handled by the next resubscription.
-            Effect.catchAll(() => Effect.void)
-          ),
-        { discard: true, concurrency: "unbounded" }
-      )
+      if (!sessionPresent) sessionFilters.clear()
+      const stale = [...sessionFilters].filter((filter) => !filters.has(filter))
+      const fresh = [...filters].filter(([filter]) => !sessionFilters.has(filter))
+      return Effect.all([
+        Effect.forEach(
+          fresh,
+          ([filter, qos]) =>
+            sendSubscribe(filter, qos).pipe(
+              Effect.flatMap((result) => {
+                if (result === "refused") return refuse(filter)
+                if (persistent) sessionFilters.add(filter)
+                return Effect.void
+              }),
+              // A connection lost meanwhile is handled by the next resubscription.
+              Effect.catchAll(() => Effect.void)
+            ),
+          { discard: true, concurrency: "unbounded" }
+        ),
+        Effect.forEach(stale, (filter) =>
+          Effect.async<void>((resume) => {
+            client.unsubscribe(filter, () => {
+              sessionFilters.delete(filter)
+              resume(Effect.void)
+            })
+          }).pipe(Effect.timeoutOption(Duration.seconds(2))), { discard: true, concurrency: "unbounded" })
+      ], { discard: true, concurrency: "unbounded" })
     })
 
     // --- connection loop -----------------------------------------------------------------
@@ -293,24 +366,57 @@ const make = (config: MqttConfig.MqttConfig, options: MqttOptions = {}) =>
       return Duration.millis(base * (0.8 + Math.random() * 0.4))
     }
 
-    const applyCredentials = Effect.gen(function*() {
+    /** Sets the CONNECT credentials for the next attempt; the `exp` (ms) of the token among them, if any. */
+    const applyCredentials: Effect.Effect<number | undefined, unknown> = Effect.gen(function*() {
+      if (options.token !== undefined) {
+        const token = Redacted.value(yield* options.token)
+        if (config.tokenField === "username") {
+          client.options.username = token
+          client.options.password = Option.getOrUndefined(Option.map(config.password, Redacted.value))
+        } else {
+          client.options.username = options.tokenUsername ?? Option.getOrElse(config.username, () => config.clientId)
+          client.options.password = token
+        }
+        return jwtExpiry(token)
+      }
       if (options.credentials !== undefined) {
         const creds = yield* options.credentials
         client.options.username = creds.username
         client.options.password = Redacted.value(creds.password)
-        return
+        return jwtExpiry(client.options.password) ?? jwtExpiry(client.options.username)
       }
       client.options.username = Option.getOrUndefined(config.username)
       client.options.password = Option.getOrUndefined(Option.map(config.password, Redacted.value))
+      return jwtExpiry(client.options.password) ?? jwtExpiry(client.options.username)
     })
 
+    /**
+     * When to renew a connection whose token expires at `expiresAt`: `tokenRenewBefore` ahead,
+     * but at most a third of the time left (a token provider such as `@rec/auth`'s refreshes at
+     * 30 s or half the token's life ahead, so the renewal gets a new token).
+     */
+    const renewalDelay = (expiresAt: number | undefined): number | undefined => {
+      if (expiresAt === undefined) return undefined
+      const left = expiresAt - Date.now()
+      // Too late to renew: the broker ends the connection at `exp` and the loop reconnects.
+      if (left < 1_500) return undefined
+      return left - Math.min(Duration.toMillis(config.tokenRenewBefore), left / 3)
+    }
+
+    /** The broker session currently holds these filters (persistent sessions only). */
+    const sessionFilters = new Set<string>()
+
     /** One attempt; succeeds with a Deferred completed when that connection closes. */
-    const connectOnce = Effect.async<Deferred.Deferred<string>, unknown>((resume) => {
+    interface Connection {
+      readonly closed: Deferred.Deferred<string>
+      readonly sessionPresent: boolean
+    }
+    const connectOnce = Effect.async<Connection, unknown>((resume) => {
       let lastError: unknown = undefined
       const onError = (err: unknown) => {
         lastError = err
       }
-      const onConnect = () => {
+      const onConnect = (connack: mqtt.IConnackPacket) => {
         cleanup()
         const closed = Deferred.unsafeMake<string>(FiberId.none)
         let closeError: unknown = undefined
@@ -322,7 +428,7 @@ const make = (config: MqttConfig.MqttConfig, options: MqttOptions = {}) =>
           client.off("error", onLaterError)
           Deferred.unsafeDone(closed, Exit.succeed(closeError === undefined ? "connection closed" : errorText(closeError)))
         })
-        resume(Effect.succeed(closed))
+        resume(Effect.succeed({ closed, sessionPresent: persistent && connack.sessionPresent === true }))
       }
       const onClose = () => {
         cleanup()
@@ -337,14 +443,46 @@ const make = (config: MqttConfig.MqttConfig, options: MqttOptions = {}) =>
       client.once("connect", onConnect)
       client.once("close", onClose)
       client.options.protocolVersion = protocolVersion
+      if (protocolVersion === 5 && persistent) {
+        client.options.properties = { ...client.options.properties, sessionExpiryInterval: sessionExpirySeconds }
+      } else if (client.options.properties !== undefined) {
+        delete client.options.properties.sessionExpiryInterval
+      }
       client.connect()
       return Effect.sync(cleanup)
     })
 
+    /**
+     * Never completes unless the connection's token is about to expire and a newer one is
+     * available: then it closes the connection cleanly (DISCONNECT) so the loop reconnects at
+     * once with the new token. Brokers that verify a token only at CONNECT (Mosquitto with
+     * mosquitto-go-auth) would otherwise keep a stale session; the embedded broker would cut it
+     * at `exp`. With a persistent session nothing published meanwhile is lost.
+     */
+    const renewBeforeExpiry = (expiresAt: number | undefined) =>
+      Effect.gen(function*() {
+        let delay = renewalDelay(expiresAt)
+        while (true) {
+          if (delay === undefined || expiresAt === undefined) return yield* Effect.never
+          yield* Effect.sleep(Duration.millis(delay))
+          const next = yield* applyCredentials.pipe(Effect.orElseSucceed(() => undefined))
+          if (next !== undefined && next > expiresAt) break
+          // No newer token yet (or the provider failed): try again halfway to the expiry.
+          yield* Effect.logDebug("MQTT token renewal found no newer token yet").pipe(Effect.annotateLogs({ broker }))
+          const left = expiresAt - Date.now()
+          delay = left < 1_500 ? undefined : left / 2
+        }
+        yield* Effect.sync(() => (client as unknown as MqttJsInternals)._cleanUp(false, undefined, {}))
+        return { renewed: true as const }
+      })
+
     const loop = Effect.gen(function*() {
       let failures = 0
       while (true) {
-        const attempt = yield* applyCredentials.pipe(Effect.zipRight(connectOnce), Effect.either)
+        const attempt = yield* applyCredentials.pipe(
+          Effect.flatMap((expiresAt) => Effect.map(connectOnce, (connection) => ({ ...connection, expiresAt }))),
+          Effect.either
+        )
         if (attempt._tag === "Left") {
           const cause = attempt.left
           if (config.protocol === "auto" && protocolVersion === 5 && isUnsupportedProtocol(cause)) {
@@ -366,12 +504,22 @@ const make = (config: MqttConfig.MqttConfig, options: MqttOptions = {}) =>
         failures = 0
         // Subscriptions first: "connected" promises that subscribed streams receive what is
         // published from then on.
-        yield* resubscribeAll
+        yield* resubscribeAll(attempt.right.sessionPresent)
         yield* setStatus({ state: "connected", failedAttempts: 0, protocolVersion })
         yield* (wasDown ? Effect.logInfo("MQTT connected after retrying") : Effect.logDebug("MQTT connected")).pipe(
-          Effect.annotateLogs({ broker, clientId: config.clientId, protocolVersion })
+          Effect.annotateLogs({ broker, clientId: config.clientId, protocolVersion, sessionPresent: attempt.right.sessionPresent })
         )
-        const reason = yield* Deferred.await(attempt.right)
+        const renewed = yield* Deferred.await(attempt.right.closed).pipe(
+          Effect.map((reason) => ({ renewed: false as const, reason })),
+          Effect.raceFirst(renewBeforeExpiry(attempt.right.expiresAt))
+        )
+        if (renewed.renewed) {
+          // A planned reconnect: no backoff, and nothing to warn about.
+          yield* Deferred.await(attempt.right.closed)
+          yield* Effect.logDebug("MQTT connection renewed with a fresh token").pipe(Effect.annotateLogs({ broker }))
+          continue
+        }
+        const reason = renewed.reason
         // A connection that drops right away (e.g. refused publish, client-id takeover) counts as a
         // failure, so a flapping broker is not hammered.
         failures = Date.now() - connectedAt < 10_000 ? 1 : 0
@@ -422,10 +570,6 @@ const make = (config: MqttConfig.MqttConfig, options: MqttOptions = {}) =>
     // again after a reconnect, before it reports the connection as up. A publish this client gave
     // up on must leave that table, or a message the broker refuses (aedes then closes the
     // connection) would cut every later connection too.
-    interface MqttJsInternals {
-      outgoing: Record<string, { cb?: unknown } | undefined>
-      _storeProcessingQueue: Array<{ callback?: unknown }>
-    }
     const internals = client as unknown as MqttJsInternals
     const trackPublish = (callback: (err?: Error) => void) => {
       const last = client.getLastMessageId()
@@ -535,10 +679,13 @@ const make = (config: MqttConfig.MqttConfig, options: MqttOptions = {}) =>
           Effect.gen(function*() {
             const previousQos = filterQos(brokerFilter)
             registrations.add(registration)
+            const waiting = claim(brokerFilter)
+            if (waiting.length > 0) yield* Queue.offerAll(registration.queue, waiting).pipe(Effect.forkDaemon)
             // Only a new filter (or a higher QoS) needs a SUBSCRIBE now; while disconnected the
             // connection loop subscribes on the next connection.
             if (client.connected && (previousQos === undefined || previousQos < qos)) {
               const result = yield* sendSubscribe(brokerFilter, qos).pipe(Effect.orElseSucceed(() => "granted" as const))
+              if (result === "granted" && persistent) sessionFilters.add(brokerFilter)
               if (result === "refused") {
                 registrations.delete(registration)
                 return yield* new MqttSubscribeError({
@@ -553,9 +700,15 @@ const make = (config: MqttConfig.MqttConfig, options: MqttOptions = {}) =>
             Effect.gen(function*() {
               registrations.delete(registration)
               yield* Queue.shutdown(registration.queue)
-              if (filterQos(brokerFilter) === undefined && client.connected) {
+              // A persistent session keeps the filter: a listener stopped by a shutdown must find
+              // what was published meanwhile when the service is back. The next connection drops
+              // filters no stream wants any more (`resubscribeAll`).
+              if (filterQos(brokerFilter) === undefined && client.connected && !persistent) {
                 yield* Effect.async<void>((resume) => {
-                  client.unsubscribe(brokerFilter, () => resume(Effect.void))
+                  client.unsubscribe(brokerFilter, () => {
+                    sessionFilters.delete(brokerFilter)
+                    resume(Effect.void)
+                  })
                 }).pipe(Effect.timeoutOption(Duration.seconds(2)))
               }
             })

@@ -19,11 +19,21 @@
  * | `PLATFORM_MQTT_RECONNECT_MAX_SECONDS`  | `30`        | longest reconnect delay |
  * | `PLATFORM_MQTT_PUBLISH_TIMEOUT_SECONDS`| `10`        | how long a publish waits for a connection and its acknowledgement |
  * | `MQTT_STARTUP_TIMEOUT_SECONDS`         | `30`        | how long start-up waits for the broker before continuing degraded |
+ * | `PLATFORM_MQTT_TOKEN_FIELD`            | `password`  | CONNECT field carrying the service's access token (`password` or `username`) |
+ * | `PLATFORM_MQTT_TOKEN_RENEW_SECONDS`    | `20`        | reconnect with a fresh token this long before the current one expires (at most a third of its life) |
+ * | `PLATFORM_MQTT_SESSION_EXPIRY_SECONDS` | `0`         | 0: clean sessions; more: a persistent session the broker keeps this long while disconnected |
  */
 import { Config, Duration, Option, type Redacted } from "effect"
 import * as crypto from "node:crypto"
 
 export type ProtocolSetting = "auto" | 5 | 4
+
+/**
+ * Which CONNECT field carries the service's access token: `password` (the embedded broker,
+ * mosquitto-go-auth's HTTP backend) or `username` (mosquitto-go-auth's JWT backend reads the
+ * token from the user name).
+ */
+export type TokenField = "password" | "username"
 
 export interface MqttConfig {
   readonly host: string
@@ -41,6 +51,16 @@ export interface MqttConfig {
   readonly reconnectMax: Duration.Duration
   readonly publishTimeout: Duration.Duration
   readonly startupTimeout: Duration.Duration
+  readonly tokenField: TokenField
+  /** How long before its token expires a connection is renewed (capped at a third of the token's life). */
+  readonly tokenRenewBefore: Duration.Duration
+  /**
+   * Zero: clean sessions (subscriptions made again on every connection, nothing queued while
+   * disconnected). More: a persistent session (MQTT 5 session expiry; 3.1.1 `clean: false`)
+   * under a stable `PLATFORM_MQTT_CLIENT_ID`, so QoS 1 messages published while this client is
+   * disconnected are delivered when it reconnects.
+   */
+  readonly sessionExpiry: Duration.Duration
 }
 
 /** `<service>-<8 hex>`: unique per process, so replicas never take over each other's session. */
@@ -95,7 +115,17 @@ export const fromEnv = (service: string): Config.Config<MqttConfig> =>
     reconnectMin: seconds("PLATFORM_MQTT_RECONNECT_MIN_SECONDS", 1),
     reconnectMax: seconds("PLATFORM_MQTT_RECONNECT_MAX_SECONDS", 30),
     publishTimeout: seconds("PLATFORM_MQTT_PUBLISH_TIMEOUT_SECONDS", 10),
-    startupTimeout: seconds("MQTT_STARTUP_TIMEOUT_SECONDS", 30, true)
+    startupTimeout: seconds("MQTT_STARTUP_TIMEOUT_SECONDS", 30, true),
+    tokenField: Config.literal("password", "username")("PLATFORM_MQTT_TOKEN_FIELD").pipe(
+      Config.withDefault("password" as const)
+    ),
+    tokenRenewBefore: seconds("PLATFORM_MQTT_TOKEN_RENEW_SECONDS", 20, true),
+    sessionExpiry: seconds("PLATFORM_MQTT_SESSION_EXPIRY_SECONDS", 0, true).pipe(
+      Config.validate({
+        message: "PLATFORM_MQTT_SESSION_EXPIRY_SECONDS must be at most 4294967295",
+        validation: (d) => Duration.toSeconds(d) <= 0xffffffff
+      })
+    )
   })
 
 /** A configuration built in code (tests, the launcher) with the same defaults as `fromEnv`. */
@@ -119,6 +149,9 @@ export const make = (
     reconnectMax: Duration.seconds(30),
     publishTimeout: Duration.seconds(10),
     startupTimeout: Duration.seconds(30),
+    tokenField: "password",
+    tokenRenewBefore: Duration.seconds(20),
+    sessionExpiry: Duration.zero,
     ...rest
   }
 }

@@ -47,4 +47,23 @@ describe("MqttConfig", () => {
       const badTimeout = yield* Effect.flip(read({ MQTT_STARTUP_TIMEOUT_SECONDS: "-1" }))
       expect(String(badTimeout)).toContain("MQTT_STARTUP_TIMEOUT_SECONDS")
     }))
+
+  it.effect("token field, renewal margin and session expiry (clean sessions by default)", () =>
+    Effect.gen(function*() {
+      const defaults = yield* read({})
+      expect(defaults.tokenField).toBe("password")
+      expect(Duration.toSeconds(defaults.tokenRenewBefore)).toBe(20)
+      expect(Duration.toSeconds(defaults.sessionExpiry)).toBe(0)
+      const set = yield* read({
+        PLATFORM_MQTT_TOKEN_FIELD: "username",
+        PLATFORM_MQTT_TOKEN_RENEW_SECONDS: "45",
+        PLATFORM_MQTT_SESSION_EXPIRY_SECONDS: "3600"
+      })
+      expect(set.tokenField).toBe("username")
+      expect(Duration.toSeconds(set.tokenRenewBefore)).toBe(45)
+      expect(Duration.toSeconds(set.sessionExpiry)).toBe(3600)
+      expect(String(yield* Effect.flip(read({ PLATFORM_MQTT_TOKEN_FIELD: "header" })))).toContain("PLATFORM_MQTT_TOKEN_FIELD")
+      expect(String(yield* Effect.flip(read({ PLATFORM_MQTT_SESSION_EXPIRY_SECONDS: "-5" }))))
+        .toContain("PLATFORM_MQTT_SESSION_EXPIRY_SECONDS")
+    }))
 })

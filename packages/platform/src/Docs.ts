@@ -5,7 +5,13 @@
  * - `<prefix>/docs`: Swagger UI (`HttpApiSwagger`, its bundle is inlined: works offline);
  * - `<prefix>/redoc`: ReDoc, with the standalone bundle of the `redoc` package served from
  *   `<prefix>/redoc.standalone.js` (no CDN, works offline). The page references the bundle by a
- *   relative URL, so it also works behind a proxy that strips a prefix.
+ *   relative URL, so it also works behind a proxy that strips a prefix;
+ * - `/favicon.ico` (at the root, where browsers ask for it): 204, so a docs page opened in a
+ *   browser logs no failed request.
+ *
+ * Nothing on these pages is fetched from another host: behind a closed network (or on a laptop
+ * without Internet) they render the same. `packages/e2e-browser` opens every service's pages in
+ * Chromium without network access and fails on any failed request or console error.
  */
 import type * as HttpApi from "@effect/platform/HttpApi"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
@@ -36,6 +42,7 @@ export interface DocsPaths {
   readonly swagger: `/${string}`
   readonly redoc: `/${string}`
   readonly redocBundle: `/${string}`
+  readonly favicon: `/${string}`
 }
 
 export const paths = (prefix: string): DocsPaths => {
@@ -44,7 +51,8 @@ export const paths = (prefix: string): DocsPaths => {
     openapi: `${p}/openapi.json` as `/${string}`,
     swagger: `${p}/docs` as `/${string}`,
     redoc: `${p}/redoc` as `/${string}`,
-    redocBundle: `${p}/redoc.standalone.js` as `/${string}`
+    redocBundle: `${p}/redoc.standalone.js` as `/${string}`,
+    favicon: "/favicon.ico"
   }
 }
 
@@ -61,6 +69,7 @@ export const redocHtml = (spec: OpenApi.OpenAPISpec, bundleFile: string): string
   <meta charset="utf-8" />
   <meta name="viewport" content="width=device-width, initial-scale=1" />
   <title>${escapeHtml(spec.info.title)} – API reference</title>
+  <link rel="icon" href="data:," />
   <style>body { margin: 0; padding: 0; }</style>
 </head>
 <body>
@@ -75,11 +84,27 @@ export const redocHtml = (spec: OpenApi.OpenAPISpec, bundleFile: string): string
 
 let redocBundle: Uint8Array | undefined
 
-/** The ReDoc standalone bundle shipped in the `redoc` npm package (read once, 1.1 MB). */
+/** The one asset the ReDoc bundle loads from another host: the logo beside "API docs by Redocly". */
+export const redocCdnLogo = "https://cdn.redoc.ly/redoc/logo-mini.svg"
+
+/**
+ * What the bundle shows instead: a small neutral mark drawn inline (a `data:` URL needs no
+ * request), so the sidebar keeps its credit line and the page makes no request to another host.
+ */
+export const redocLocalLogo = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='16' height='16' " +
+  "viewBox='0 0 16 16'%3E%3Crect x='2' y='2' width='12' height='12' rx='2' fill='none' stroke='%23888' " +
+  "stroke-width='1.5'/%3E%3Cpath d='M5 6h6M5 8h6M5 10h4' stroke='%23888' stroke-width='1.2'/%3E%3C/svg%3E"
+
+/**
+ * The ReDoc standalone bundle shipped in the `redoc` npm package (read once, 1.1 MB), with its
+ * CDN logo replaced by `redocLocalLogo`: offline, the CDN request fails and Chromium logs it as
+ * a console error on every page view.
+ */
 export const readRedocBundle = (): Uint8Array => {
   if (redocBundle === undefined) {
     const require = createRequire(import.meta.url)
-    redocBundle = Fs.readFileSync(require.resolve("redoc/bundles/redoc.standalone.js"))
+    const text = Fs.readFileSync(require.resolve("redoc/bundles/redoc.standalone.js"), "utf8")
+    redocBundle = new TextEncoder().encode(text.split(redocCdnLogo).join(redocLocalLogo))
   }
   return redocBundle
 }
@@ -212,6 +237,12 @@ export const layer = <Id extends string, Groups extends HttpApiGroup.HttpApiGrou
             headers: { "cache-control": "public, max-age=86400" }
           })
         )
+      )
+      // Browsers ask every origin for one; a 404 would be a console error on the docs pages.
+      yield* router.add(
+        "GET",
+        p.favicon,
+        Effect.succeed(HttpServerResponse.empty({ status: 204, headers: { "cache-control": "public, max-age=86400" } }))
       )
     })
   )

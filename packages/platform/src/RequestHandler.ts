@@ -192,6 +192,16 @@ const fromCause = (
   )
 }
 
+/**
+ * A 503 always says when to come back: a service's own "unavailable" (policy engine, database
+ * failure caught by the service, an upstream) is as temporary as the kit's database outage, and
+ * clients and load balancers back off by `Retry-After`. One that already has it keeps its value.
+ */
+const withRetryAfter = (response: HttpServerResponse.HttpServerResponse): HttpServerResponse.HttpServerResponse =>
+  response.status === 503 && response.headers["retry-after"] === undefined
+    ? HttpServerResponse.setHeader(response, "retry-after", "5")
+    : response
+
 /** The response to send: the success, or the response a failure carries (a defect). */
 const responseOf = (
   exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown>
@@ -245,7 +255,7 @@ export const make = <E, R>(
       response: HttpServerResponse.HttpServerResponse,
       fast = false
     ): Effect.Effect<void, HttpServerError.ResponseError> => {
-      const rewritten = ErrorBodies.rewrite(response)
+      const rewritten = withRetryAfter(ErrorBodies.rewrite(response))
       const cors = options.cors?.headers(request.headers.origin)
       const extra = cors === undefined ? { [requestIdHeader]: info.requestId } : { ...cors, [requestIdHeader]: info.requestId }
       const writing = ResponseWriter.write(request, request.response, rewritten, extra)

@@ -154,7 +154,7 @@ const make = <
       ? options.readiness
       : { checks: options.readiness }
     const readyPath = readiness?.path ?? "/ready"
-    const quiet = new Set<string>([healthPath, readyPath, docs.redocBundle])
+    const quiet = new Set<string>([healthPath, readyPath, docs.redocBundle, docs.favicon])
 
     const routes = Layer.mergeAll(
       HttpLayerRouter.addHttpApi(api),

@@ -1,6 +1,6 @@
 import { Validator } from "@seriousme/openapi-schema-validator"
 import { describe, expect, layer } from "@effect/vitest"
-import { ServiceKit } from "@rec/platform"
+import { Docs, ServiceKit } from "@rec/platform"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { ExampleApi, ItemsLive } from "./fixtures/ExampleApi.js"
@@ -56,6 +56,16 @@ describe("API documentation", () => {
         expect(bundle.headers["content-type"]).toContain("javascript")
         expect(bundle.text.length).toBeGreaterThan(500_000)
         expect(bundle.text).toContain("Redoc")
+        // Its one asset from another host (the sidebar's logo) is drawn inline instead.
+        expect(bundle.text).not.toContain("cdn.redoc.ly")
+        expect(bundle.text).toContain(Docs.redocLocalLogo)
+      }))
+
+    it.effect("/favicon.ico is an empty answer, not a 404 a browser would log on the docs pages", () =>
+      Effect.gen(function*() {
+        const icon = yield* get("/favicon.ico")
+        expect(icon.status).toBe(204)
+        expect(icon.text).toBe("")
       }))
   })
 
@@ -71,8 +81,9 @@ describe("API documentation", () => {
         for (const path of ["/openapi.json", "/docs", "/redoc"]) {
           expect((yield* get(path)).status, path).toBe(404)
         }
-        // Health stays at the root, where probes expect it.
+        // Health stays at the root, where probes expect it, and so does the icon browsers ask for.
         expect((yield* get("/health")).status).toBe(200)
+        expect((yield* get("/favicon.ico")).status).toBe(204)
       }))
   })
 })

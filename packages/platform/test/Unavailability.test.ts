@@ -8,7 +8,7 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import { SqlError } from "@effect/sql/SqlError"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { ServiceKit, Unavailability } from "@rec/platform"
+import { HttpErrors, ServiceKit, Unavailability } from "@rec/platform"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
@@ -20,6 +20,7 @@ class Group extends HttpApiGroup.make("g")
   .add(HttpApiEndpoint.get("refused", "/refused").addSuccess(Schema.String))
   .add(HttpApiEndpoint.get("shutdown", "/shutdown").addSuccess(Schema.String))
   .add(HttpApiEndpoint.get("duplicate", "/duplicate").addSuccess(Schema.String))
+  .add(HttpApiEndpoint.get("own", "/own").addSuccess(Schema.String).addError(HttpErrors.ServiceUnavailable))
 {}
 class Api extends HttpApi.make("db").add(Group) {}
 
@@ -29,7 +30,8 @@ const Live = HttpApiBuilder.group(Api, "g", (handlers) =>
     .handle("shutdown", () =>
       Effect.orDie(Effect.fail(new SqlError({ cause: pgError("57P01", "terminating connection due to administrator command") }))))
     .handle("duplicate", () =>
-      Effect.die(new SqlError({ cause: pgError("23505", "duplicate key value violates unique constraint") }))))
+      Effect.die(new SqlError({ cause: pgError("23505", "duplicate key value violates unique constraint") })))
+    .handle("own", () => Effect.fail(new HttpErrors.ServiceUnavailable({ detail: "The registry database is unavailable; try again shortly" }))))
 
 describe("database outages", () => {
   it("tells an outage from a bug", () => {
@@ -53,6 +55,14 @@ describe("database outages", () => {
           expect(answer.json).toEqual({ detail: "The database is unavailable; try again in a few seconds" })
         }
         expect((yield* get("/duplicate")).status).toBe(500)
+      }))
+
+    it.effect("a service's own 503 gets Retry-After too, keeping its body", () =>
+      Effect.gen(function*() {
+        const answer = yield* get("/own")
+        expect(answer.status).toBe(503)
+        expect(answer.headers["retry-after"]).toBe("5")
+        expect(answer.json).toEqual({ detail: "The registry database is unavailable; try again shortly" })
       }))
   })
 })

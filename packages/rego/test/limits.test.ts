@@ -21,7 +21,9 @@ const deepArray = (n: number): unknown => {
 const rule = (expr: string): ReturnType<Rego["prepareRule"]> => Rego.compile({ modules: { "p.rego": `package p\n\nx := ${expr}\n` } }).prepareRule("data.p.x")
 
 
-const expectEvalError = (f: () => unknown, code: string, withinMs = 2_000): void => {
+// The bound is loose on purpose (CI machines run many suites on two cores): the cancellation
+// itself is proved by the error code; the bound only rules out running to completion.
+const expectEvalError = (f: () => unknown, code: string, withinMs = 6_000): void => {
   const { error, ms } = outcome(f)
   expect(error).toBeInstanceOf(RegoEvalError)
   expect((error as RegoEvalError).code).toBe(code)
@@ -93,8 +95,8 @@ describe("work far larger than one step", () => {
 
   it("keeps the time limit, checked between expensive builtin calls", () => {
     const input = { a: Array.from({ length: 100_000 }, (_, i) => (i * 7919) % 100_003) }
-    expectEvalError(() => rule("count([y | some i in numbers.range(1, 1000); y := sort(input.a)])").evaluate(input, limits(200)), "eval_cancel_error", 2_000)
-    expectEvalError(() => rule("count([y | some i in numbers.range(1, 10000); y := array.concat(input.a, input.a)])").evaluate(input, limits(200)), "eval_cancel_error", 2_000)
+    expectEvalError(() => rule("count([y | some i in numbers.range(1, 1000); y := sort(input.a)])").evaluate(input, limits(200)), "eval_cancel_error", 6_000)
+    expectEvalError(() => rule("count([y | some i in numbers.range(1, 10000); y := array.concat(input.a, input.a)])").evaluate(input, limits(200)), "eval_cancel_error", 6_000)
   })
 
   it("stops quadratic builtins inside their loops", () => {

@@ -1,7 +1,8 @@
 /**
  * The service's MQTT client (`@rec/mqtt`, `PLATFORM_MQTT_*`). With a user name and password
  * configured, those; otherwise, when the service has a client (`PLATFORM_OIDC_CLIENT_ID`), a
- * fresh client-credentials access token as the password on every connection attempt (the
+ * fresh client-credentials access token on every connection attempt, in the CONNECT field
+ * `PLATFORM_MQTT_TOKEN_FIELD` names (password by default) and renewed before it expires (the
  * platform's brokers authenticate with tokens and decide topics by their scopes:
  * `pipelines.runs.read`, `flexibility.committed.write`).
  */
@@ -20,6 +21,6 @@ export const layer = Layer.unwrapEffect(
     const tokens = yield* ServiceTokens.forScope(Option.none())
     if (tokens === undefined) return Mqtt.Mqtt.Default(config)
     const username = Option.getOrElse(config.username, () => config.clientId)
-    return Mqtt.Mqtt.Default(config, { credentials: Effect.map(tokens.token, (password) => ({ username, password })) })
+    return Mqtt.Mqtt.Default(config, { token: tokens.token, tokenUsername: username })
   })
 ).pipe(Layer.provide(OutboundHttp.layer))

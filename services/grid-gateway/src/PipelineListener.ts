@@ -21,7 +21,8 @@ import * as GridConfig from "./Config.js"
 /**
  * The broker connection from `PLATFORM_MQTT_*`. Without `PLATFORM_MQTT_USERNAME` but with the
  * gateway's client credentials, it authenticates with a fresh client-credentials access token
- * as the password on every connection attempt (the platform's brokers verify tokens: the
+ * (in the CONNECT field `PLATFORM_MQTT_TOKEN_FIELD` names, renewed before it expires) on every
+ * connection attempt (the platform's brokers verify tokens: the
  * embedded one through the policy service, Mosquitto through its JWT plugin).
  */
 export const mqttLayer: Layer.Layer<Mqtt.Mqtt, unknown> = Layer.unwrapEffect(
@@ -30,9 +31,7 @@ export const mqttLayer: Layer.Layer<Mqtt.Mqtt, unknown> = Layer.unwrapEffect(
     const clientId = yield* Config.option(Config.nonEmptyString("PLATFORM_OIDC_CLIENT_ID"))
     if (Option.isSome(username) || Option.isNone(clientId)) return Mqtt.layer(GridConfig.Service.name)
     const tokens = yield* ClientCredentials.fromConfig()
-    return Mqtt.layer(GridConfig.Service.name, {
-      credentials: Effect.map(tokens.token, (password) => ({ username: clientId.value, password }))
-    })
+    return Mqtt.layer(GridConfig.Service.name, { token: tokens.token, tokenUsername: clientId.value })
   })
 ).pipe(Layer.provide(OutboundHttp.layer))
 

@@ -10,9 +10,15 @@
  * push service no longer knows (404/410) is disabled and the delivery is `gone`. Delivery is at
  * least once: an instance stopped in the middle of a send leaves a claim that another attempt
  * takes over when its lease runs out.
+ *
+ * Tracing: `kick` remembers the span of the caller (the ingest request, the scheduler's run),
+ * and the attempt of each kicked delivery is a child of it, so the push or e-mail is in the same
+ * trace as the request that caused it although it is sent in the background. Deliveries found
+ * by the poll (retries, another instance's leftovers) start their own trace.
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as Tracer from "effect/Tracer"
 import * as FiberSet from "effect/FiberSet"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
@@ -28,6 +34,12 @@ const concurrency = 32
 const batch = 50
 /** How long the sender waits for more just-committed deliveries before claiming. */
 const coalesce = Duration.millis(5)
+
+/** A just-committed delivery, and the span of the request that queued it (continued by its attempt). */
+interface Kicked {
+  readonly id: string
+  readonly parent: Tracer.AnySpan | undefined
+}
 
 export class Dispatcher extends Effect.Service<Dispatcher>()("nudging/Dispatcher", {
   scoped: Effect.gen(function*() {
@@ -96,14 +108,20 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("nudging/Dispatcher
         }
       })
 
-    /** Sends a batch at once (at most `concurrency` pushes or e-mails in flight), then records the results. */
-    const deliverAll = (jobs: ReadonlyArray<Job>) =>
+    /**
+     * Sends a batch at once (at most `concurrency` pushes or e-mails in flight), then records the
+     * results. `parents`: the span that queued each delivery, when known (see `kick`).
+     */
+    const deliverAll = (jobs: ReadonlyArray<Job>, parents: ReadonlyMap<string, Tracer.AnySpan> = new Map()) =>
       Effect.gen(function*() {
         if (jobs.length === 0) return
         const completions = yield* Effect.forEach(jobs, (job) =>
           sending.withPermits(1)(attempt(job)).pipe(
             Effect.map((completion) => [job, completion] as const),
-            Effect.withSpan("Dispatcher.attempt", { attributes: { "nudging.channel": job.channel, "nudging.attempt": job.attempts } })
+            Effect.withSpan("Dispatcher.attempt", {
+              attributes: { "nudging.channel": job.channel, "nudging.attempt": job.attempts, "nudging.delivery_id": job.id },
+              ...(parents.has(job.id) ? { parent: parents.get(job.id)! } : {})
+            })
           ), { concurrency: "unbounded" })
         const now = iso(yield* clock.currentTimeMillis)
         yield* repo.dispatched(completions.flatMap(([job, c]) => (c._tag === "Dispatched" ? [job.id] : [])), now)
@@ -125,24 +143,30 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("nudging/Dispatcher
     // Deliveries just committed by ingests: claimed together (one statement per batch) and sent
     // in the background; whatever is lost here (a claim another instance won, a crash) the poll
     // below finds.
-    const kicked = yield* Queue.unbounded<string>()
+    const kicked = yield* Queue.unbounded<Kicked>()
     const claimKicked = Effect.gen(function*() {
       const first = yield* Queue.takeBetween(kicked, 1, batch)
       // Under load ingests commit a few deliveries every millisecond: a short wait claims them
       // together (one statement for many instead of one each, which the single session of
       // PGlite especially feels).
       const more = first.length < batch ? yield* Effect.zipRight(Effect.sleep(coalesce), Queue.takeUpTo(kicked, batch - first.length)) : []
-      const ids = [...first, ...more]
+      const all = [...first, ...more]
+      const parents = new Map(all.flatMap((k) => (k.parent === undefined ? [] : [[k.id, k.parent] as const])))
       const now = yield* clock.currentTimeMillis
-      const jobs = yield* repo.claim(ids, iso(now), iso(now + Duration.toMillis(lease)))
-      yield* FiberSet.run(fibers, deliverAll(jobs).pipe(
+      // The claim itself is not part of any one request's trace (it serves many).
+      const jobs = yield* repo.claim(all.map((k) => k.id), iso(now), iso(now + Duration.toMillis(lease)))
+      yield* FiberSet.run(fibers, deliverAll(jobs, parents).pipe(
         Effect.catchAllCause((cause) => Effect.logError("sending deliveries failed; the poller retries them", cause))
       ))
     }).pipe(Effect.catchAllCause((cause) => Effect.logError("claiming deliveries failed; the poller retries them", cause)))
     yield* claimKicked.pipe(Effect.forever, Effect.forkScoped)
 
-    /** Hands these (just committed) deliveries to the sender. */
-    const kick = (ids: ReadonlyArray<string>) => (ids.length === 0 ? Effect.void : Queue.offerAll(kicked, ids).pipe(Effect.asVoid))
+    /** Hands these (just committed) deliveries to the sender, with the caller's span as their attempts' parent. */
+    const kick = (ids: ReadonlyArray<string>) =>
+      ids.length === 0 ? Effect.void : Effect.flatMap(Effect.option(Effect.currentSpan), (span) =>
+        Queue.offerAll(kicked, ids.map((id): Kicked => ({ id, parent: span._tag === "Some" ? span.value : undefined })))).pipe(
+          Effect.asVoid
+        )
 
     /** Runs batches until none is due. */
     const drain = Effect.iterate(batch, { while: (n) => n === batch, body: () => runDue })

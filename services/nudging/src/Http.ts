@@ -11,7 +11,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Authentication, TokenVerifier } from "@rec/auth"
 import { Database } from "@rec/db"
 import { Engines, type PolicyEngine } from "@rec/policy"
-import { HttpErrors, OutboundHttp, RateLimit, ServiceKit } from "@rec/platform"
+import { HttpErrors, OutboundHttp, RateLimit, ServiceKit, Unavailability } from "@rec/platform"
 import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -40,11 +40,17 @@ import { Subscriptions } from "./Subscriptions.js"
 import { SubscriptionsRepo } from "./SubscriptionsRepo.js"
 import { WebPush } from "./WebPush.js"
 
-/** A database failure as the contract answers it. */
+/**
+ * A database failure as the contract answers it. An outage (connection refused or lost,
+ * PostgreSQL shutting down) is left to the kit, which answers 503 with `Retry-After` and logs it
+ * without a stack; any other SQL failure is logged in full and answered 503.
+ */
 const databaseUnavailable = (error: SqlError) =>
-  Effect.logError("database operation failed", error).pipe(
-    Effect.zipRight(Effect.fail(new HttpErrors.ServiceUnavailable({ detail: "The database is unavailable; try again shortly" })))
-  )
+  Unavailability.isDatabaseUnavailable(error)
+    ? Effect.die(error)
+    : Effect.logError("database operation failed", error).pipe(
+      Effect.zipRight(Effect.fail(new HttpErrors.ServiceUnavailable({ detail: "The database is unavailable; try again shortly" })))
+    )
 
 const orUnavailable = <A, E, R>(effect: Effect.Effect<A, E | SqlError, R>) =>
   Effect.catchIf(effect, (e): e is SqlError => (e as { _tag?: unknown })._tag === "SqlError", databaseUnavailable)

@@ -102,16 +102,16 @@ layer(serviceLayer(), { excludeTestServices: true, timeout: "180 seconds" })("de
       expect(got.find((r) => r.payload.data.rule_id === "inverter_error_critical_daily_v1")!.payload.title).toBe("Inverter: 2 errors yesterday")
     }))
 
-  it.effect("410 from the push service disables the subscription; later notifications skip it", () =>
+  it.effect.each([404, 410])("%i from the push service disables the subscription; later notifications skip it", (gone) =>
     Effect.gen(function*() {
       const push = yield* Push
       const user = freshUser()
       const subscriber = push.subscriber()
       yield* subscribe(user, subscriber)
-      push.answer(subscriber.id, [410])
+      push.answer(subscriber.id, [gone])
       const id = notificationId(yield* ingest(importedUp(user)))
       const n = yield* settled(id, (n) => n.deliveries[0]?.status === "gone")
-      expect(n.deliveries[0]).toMatchObject({ status: "gone", attempts: 1, error: "push service answered 410: scripted 410" })
+      expect(n.deliveries[0]).toMatchObject({ status: "gone", attempts: 1, error: `push service answered ${gone}: scripted ${gone}` })
       const next = yield* ingest(event(user, "price_up", { delta_pct: 30 }))
       expect(next.status).toBe(200)
       expect((next.body as Domain.IngestDispatched).outcomes[0]!.delivery_ids).toEqual([])

@@ -73,12 +73,15 @@ export const fromMqtt = (topicPrefix: string): Layer.Layer<Updates, never, Mqtt.
     })
   )
 
-/** The client's credentials: the service's access token when it has a client of its own. */
+/**
+ * The client's credentials: the service's access token when it has a client of its own, in the
+ * CONNECT field `PLATFORM_MQTT_TOKEN_FIELD` names, renewed before it expires (`@rec/mqtt`).
+ */
 const credentials = Effect.gen(function*() {
   const clientId = yield* Config.option(Config.nonEmptyString("PLATFORM_OIDC_CLIENT_ID"))
   if (Option.isNone(clientId)) return undefined
   const provider = yield* ClientCredentials.fromConfig()
-  return Effect.map(provider.token, (password) => ({ username: clientId.value, password }))
+  return { token: provider.token, tokenUsername: clientId.value }
 })
 
 /** From the environment: disabled without `PLATFORM_MQTT_HOST`. */
@@ -93,7 +96,7 @@ export const layer: Layer.Layer<Updates, ConfigError.ConfigError> = Layer.unwrap
     return Layer.unwrapEffect(
       Effect.map(credentials, (creds) =>
         fromMqtt(settings.updatesTopic).pipe(
-          Layer.provide(Mqtt.layer(RegistryConfig.Service.name, creds === undefined ? {} : { credentials: creds }))
+          Layer.provide(Mqtt.layer(RegistryConfig.Service.name, creds ?? {}))
         ))
     ).pipe(Layer.provide(OutboundHttp.layer))
   })

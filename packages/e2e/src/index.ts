@@ -1,0 +1,11 @@
+/** The end-to-end harness: the platform as separate processes, its peers, a supervisor, proxies. */
+export * as OtlpReceiver from "./peers/OtlpReceiver.js"
+export * as PipelinePublisher from "./peers/PipelinePublisher.js"
+export * as PushEndpoint from "./peers/PushEndpoint.js"
+export * as SmtpReceiver from "./peers/SmtpReceiver.js"
+export * as WebhookReceiver from "./peers/WebhookReceiver.js"
+export * as Waiting from "./peers/Waiting.js"
+export * as Platform from "./Platform.js"
+export * as Ports from "./Ports.js"
+export * as RoundRobinProxy from "./RoundRobinProxy.js"
+export * as Supervisor from "./Supervisor.js"
