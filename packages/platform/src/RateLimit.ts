@@ -153,13 +153,18 @@ export const sharedStoreLayer = (schema: string): Layer.Layer<SharedStore, never
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const table = sql.unsafe(tableFor(schema))
-      yield* sql`CREATE SCHEMA IF NOT EXISTS ${sql(schema)}`.pipe(Effect.orDie)
-      yield* sql`CREATE TABLE IF NOT EXISTS ${table} (
-        key text NOT NULL,
-        window_start bigint NOT NULL,
-        hits integer NOT NULL,
-        PRIMARY KEY (key, window_start)
-      )`.pipe(Effect.orDie)
+      const create = Effect.gen(function*() {
+        yield* sql`CREATE SCHEMA IF NOT EXISTS ${sql(schema)}`
+        yield* sql`CREATE TABLE IF NOT EXISTS ${table} (
+          key text NOT NULL,
+          window_start bigint NOT NULL,
+          hits integer NOT NULL,
+          PRIMARY KEY (key, window_start)
+        )`
+      })
+      // `IF NOT EXISTS` is not safe against itself: replicas starting together can both try to
+      // create (a unique violation in pg_type or pg_namespace); the retry then finds it there.
+      yield* create.pipe(Effect.retry({ times: 3 }), Effect.orDie)
       let lastSweep = 0
       const sweep = (now: number, windowMs: number) => {
         if (now - lastSweep < 60_000) return Effect.void

@@ -8,6 +8,7 @@
 import { AuthConfig } from "@rec/auth"
 import { DatabaseConfig } from "@rec/db"
 import { PolicyConfig } from "@rec/policy"
+import type { RateLimit } from "@rec/platform"
 import * as Config from "effect/Config"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -16,6 +17,21 @@ export const Service = { name: "assistant", version: "0.1.0" } as const
 
 /** design.md's port table. */
 export const defaultPort = 8012
+
+/**
+ * Rate limits of the write routes, per client (a token's client and subject, else the address),
+ * counted in the service's database so every replica on it enforces one budget (docs/decisions.md
+ * "Rate limits across services"). Rules sharing a name share one budget and one override:
+ * `RATE_LIMIT_CHAT` (each a language model call), `RATE_LIMIT_UPLOAD`, `RATE_LIMIT_ADMIN`
+ * (`30/1m`, `off`). The contract is served at the root and under `ASSISTANT_API_BASE`: both
+ * count in one budget.
+ */
+export const rateLimits = (apiBase: Option.Option<string>): ReadonlyArray<RateLimit.Rule> =>
+  ["", ...Option.toArray(apiBase)].flatMap((base) => [
+    { name: "chat", method: "POST", path: `${base}/chat`, limit: 60, window: "1 minute", store: "shared" } as const,
+    { name: "upload", method: "POST", path: `${base}/upload`, limit: 60, window: "1 minute", store: "shared" } as const,
+    { name: "admin", method: "POST", path: `${base}/admin/*`, limit: 60, window: "1 minute", store: "shared" } as const
+  ])
 
 const positive = (name: string) =>
   Config.integer(name).pipe(Config.validate({ message: `${name} must be a positive integer`, validation: (n) => n > 0 }))

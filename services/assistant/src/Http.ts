@@ -17,7 +17,7 @@ import type * as PgClient from "@effect/sql-pg/PgClient"
 import { Authentication, TokenVerifier } from "@rec/auth"
 import { Database } from "@rec/db"
 import { Engines, type PolicyEngine } from "@rec/policy"
-import { HttpErrors, OutboundHttp, ServiceKit } from "@rec/platform"
+import { HttpErrors, OutboundHttp, RateLimit, ServiceKit } from "@rec/platform"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -264,6 +264,10 @@ const underBase = (base: Option.Option<string>) =>
       )
   })
 
+/** The shared rate limits' counter (`Config.rateLimits`), in the service's own schema of its database. */
+const withRateLimitCounter = <A, E, R>(layer: Layer.Layer<A, E, R>) =>
+  Layer.unwrapEffect(Effect.map(Database.Database, (db) => RateLimit.sharedStoreLayer(db.schema))).pipe(Layer.provideMerge(layer))
+
 const serveOptions = (settings: Config.HttpSettings, port: number) => ({
   service: Config.Service,
   port,
@@ -274,7 +278,8 @@ const serveOptions = (settings: Config.HttpSettings, port: number) => ({
   env: ["POLICY_SERVICE_URL"],
   routes: underBase(settings.apiBase),
   // Uploads stream through the multipart parser; the request limit leaves room for its framing.
-  maxBodySize: settings.maxUploadBytes + 1024 * 1024
+  maxBodySize: settings.maxUploadBytes + 1024 * 1024,
+  rateLimits: Config.rateLimits(settings.apiBase)
 } as const)
 
 const withStartup = <A, E, R>(layer: Layer.Layer<A, E, R>) => Layer.merge(layer, syncOnStart)
@@ -284,7 +289,7 @@ export const make = (options: MakeOptions = {}) =>
   Layer.unwrapEffect(Effect.map(Config.http, (s) => ServiceKit.serve(Api, serveOptions(s, options.port ?? Config.defaultPort)))).pipe(
     withStartup,
     Layer.provide(handlers),
-    Layer.provide(services(options))
+    Layer.provide(withRateLimitCounter(services(options)))
   )
 
 /** For tests: the service on a random port, with an `HttpClient` aimed at it. */
@@ -292,7 +297,7 @@ export const makeTest = (options: MakeOptions = {}) =>
   Layer.unwrapEffect(Effect.map(Config.http, (s) => ServiceKit.serveTest(Api, serveOptions(s, 0)))).pipe(
     withStartup,
     Layer.provide(handlers),
-    Layer.provide(services(options))
+    Layer.provide(withRateLimitCounter(services(options)))
   )
 
 export const HttpLive = make()

@@ -18,6 +18,7 @@ import { DatabaseConfig } from "@rec/db"
 import { DigitalTwinClientConfig } from "@rec/digital-twin"
 import { MqttConfig, PipelineRuns } from "@rec/mqtt"
 import { PolicyConfig } from "@rec/policy"
+import type { RateLimit } from "@rec/platform"
 import * as Config from "effect/Config"
 import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
@@ -26,6 +27,21 @@ export const Service = { name: "flexibility", version: "0.1.0" } as const
 
 /** design.md's port table and the spec's limits table. */
 export const defaultPort = 8017
+
+/**
+ * Rate limits of the write routes, per client (a token's client and subject, else the address),
+ * counted in the service's database so every replica on it enforces one budget (docs/decisions.md
+ * "Rate limits across services"). Rules sharing a name share one budget and one override:
+ * `RATE_LIMIT_COMMITMENTS` (commit, cancel, respond to a suggestion) and `RATE_LIMIT_SETTLE`
+ * (an operator or a service settling a community's commitments one request each), `<requests>/<window>`
+ * or `off`.
+ */
+export const rateLimits: ReadonlyArray<RateLimit.Rule> = [
+  { name: "commitments", method: "POST", path: "/api/commitments", limit: 120, window: "1 minute", store: "shared" },
+  { name: "commitments", method: "DELETE", path: "/api/commitments/*", limit: 120, window: "1 minute", store: "shared" },
+  { name: "commitments", method: "POST", path: "/api/suggestions/*", limit: 120, window: "1 minute", store: "shared" },
+  { name: "settle", method: "PATCH", path: "/api/commitments/*", limit: 6000, window: "1 minute", store: "shared" }
+]
 
 /** The policy package every route asks (`policies/flexibility`). */
 export const policyPackage = "rec.flexibility.access"

@@ -13,7 +13,7 @@ import { DigitalTwinClient } from "@rec/digital-twin"
 import type { Mqtt } from "@rec/mqtt"
 import { type PipelineRuns } from "@rec/mqtt"
 import { Engines, PolicyEngine } from "@rec/policy"
-import { ServiceKit, Upstream } from "@rec/platform"
+import { RateLimit, ServiceKit, Upstream } from "@rec/platform"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -211,13 +211,18 @@ const readiness: Readonly<Record<string, Effect.Effect<void, unknown, Database.D
       status.loaded ? Effect.void : Effect.fail(new Error("no policies are loaded"))))
 }
 
+/** The shared rate limits' counter (`Config.rateLimits`), in the service's own schema of its database. */
+const withRateLimitCounter = <A, E, R>(layer: Layer.Layer<A, E, R>) =>
+  Layer.unwrapEffect(Effect.map(Database.Database, (db) => RateLimit.sharedStoreLayer(db.schema))).pipe(Layer.provideMerge(layer))
+
 const serveOptions = (port: number) => ({
   service: Config.Service,
   port,
   docsPrefix: "/api",
   readiness,
   config: Config.all,
-  env: ["POLICY_SERVICE_URL", "PLATFORM_OIDC_CLIENT_ID", "PLATFORM_OIDC_CLIENT_SECRET", "PLATFORM_OIDC_TOKEN_ENDPOINT"]
+  env: ["POLICY_SERVICE_URL", "PLATFORM_OIDC_CLIENT_ID", "PLATFORM_OIDC_CLIENT_SECRET", "PLATFORM_OIDC_TOKEN_ENDPOINT"],
+  rateLimits: Config.rateLimits
 } as const)
 
 const handlers = Layer.mergeAll(SuggestionsLive, CommitmentsLive)
@@ -226,14 +231,14 @@ const handlers = Layer.mergeAll(SuggestionsLive, CommitmentsLive)
 export const make = (options: MakeOptions = {}) =>
   ServiceKit.serve(Api, serveOptions(options.port ?? Config.defaultPort)).pipe(
     Layer.provide(handlers),
-    Layer.provide(services(options))
+    Layer.provide(withRateLimitCounter(services(options)))
   )
 
 /** For tests: the service on a random port of 127.0.0.1, with an `HttpClient` aimed at it. */
 export const makeTest = (options: MakeOptions = {}) =>
   ServiceKit.serveTest(Api, serveOptions(0)).pipe(
     Layer.provide(handlers),
-    Layer.provideMerge(services(options))
+    Layer.provideMerge(withRateLimitCounter(services(options)))
   )
 
 export const HttpLive = make()

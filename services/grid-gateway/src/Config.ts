@@ -18,6 +18,7 @@ import { DatabaseConfig } from "@rec/db"
 import { DigitalTwinClientConfig } from "@rec/digital-twin"
 import { MqttConfig, PipelineRuns } from "@rec/mqtt"
 import { PolicyConfig } from "@rec/policy"
+import type { RateLimit } from "@rec/platform"
 import * as Config from "effect/Config"
 import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
@@ -26,6 +27,25 @@ export const Service = { name: "grid-gateway", version: "0.1.0" } as const
 
 /** design.md's port table (the spec's 8015). */
 export const defaultPort = 8015
+
+/**
+ * Rate limits of the write routes, per client (a token's client and subject, else the address),
+ * counted in the service's database so every replica on it enforces one budget (docs/decisions.md
+ * "Rate limits across services"). Rules sharing a name share one budget and one override:
+ * `RATE_LIMIT_ALERT_RULES` (create, update, delete) and `RATE_LIMIT_NOTIFICATION_SETTINGS`
+ * (`30/1m`, `off`).
+ */
+export const rateLimits: ReadonlyArray<RateLimit.Rule> = [
+  ...(["POST", "PATCH", "DELETE"] as const).map((method): RateLimit.Rule => ({
+    name: "alert_rules",
+    method,
+    path: method === "POST" ? "/api/alert-rules" : "/api/alert-rules/*",
+    limit: 60,
+    window: "1 minute",
+    store: "shared"
+  })),
+  { name: "notification_settings", method: "PUT", path: "/api/notification-settings", limit: 60, window: "1 minute", store: "shared" }
+]
 
 /** `CORS_ORIGINS` when unset: the local grid dashboard (spec section 8). */
 export const defaultCorsOrigins: ReadonlyArray<string> = ["http://localhost:3006"]

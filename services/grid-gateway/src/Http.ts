@@ -14,7 +14,7 @@ import { Database } from "@rec/db"
 import { DigitalTwinClient } from "@rec/digital-twin"
 import { Mqtt } from "@rec/mqtt"
 import { Engines, PolicyEngine } from "@rec/policy"
-import { ServiceKit } from "@rec/platform"
+import { RateLimit, ServiceKit } from "@rec/platform"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -162,25 +162,30 @@ const readiness: ServiceKit.ReadinessOptions<ReadinessRequirements> = {
   optional: { mqtt: Effect.flatMap(Mqtt.Mqtt, (mqtt) => mqtt.check) }
 }
 
+/** The shared rate limits' counter (`Config.rateLimits`), in the service's own schema of its database. */
+const withRateLimitCounter = <A, E, R>(layer: Layer.Layer<A, E, R>) =>
+  Layer.unwrapEffect(Effect.map(Database.Database, (db) => RateLimit.sharedStoreLayer(db.schema))).pipe(Layer.provideMerge(layer))
+
 const serveOptions = (port: number) => ({
   service: GridConfig.Service,
   port,
   docsPrefix: "/api",
   corsOrigins: GridConfig.defaultCorsOrigins,
   config: GridConfig.all,
-  readiness
+  readiness,
+  rateLimits: GridConfig.rateLimits
 } as const)
 
 /** The grid gateway on `HOST`:`PORT` (default 8015). */
 export const make = <R = never>(options: MakeOptions<R> = {}) =>
   ServiceKit.serve(Api, serveOptions(options.port ?? GridConfig.defaultPort)).pipe(
     Layer.provide(handlers),
-    Layer.provide(services(options))
+    Layer.provide(withRateLimitCounter(services(options)))
   )
 
 /** For tests: the service on a random port of 127.0.0.1, with an `HttpClient` aimed at it. */
 export const makeTest = <R = never>(options: MakeOptions<R> = {}) =>
   ServiceKit.serveTest(Api, serveOptions(0)).pipe(
     Layer.provide(handlers),
-    Layer.provide(services(options))
+    Layer.provide(withRateLimitCounter(services(options)))
   )

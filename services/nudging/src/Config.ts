@@ -10,6 +10,7 @@
 import { AuthConfig } from "@rec/auth"
 import { DatabaseConfig } from "@rec/db"
 import { PolicyConfig } from "@rec/policy"
+import type { RateLimit } from "@rec/platform"
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
 import type * as DateTime from "effect/DateTime"
@@ -25,6 +26,34 @@ export const Service = { name: "nudging", version: "0.1.0" } as const
 
 /** design.md's port table. */
 export const defaultPort = 8016
+
+/**
+ * Rate limits of the write routes, per client (a token's client and subject, else the address),
+ * counted in the service's database so every replica on it enforces one budget (docs/decisions.md
+ * "Rate limits across services"). Rules sharing a name share one budget and one override:
+ * `RATE_LIMIT_INGEST` (events and scheduled events from other services: a machine's rate),
+ * `RATE_LIMIT_PREFERENCES`, `RATE_LIMIT_SUBSCRIPTIONS` (web push subscribe, unsubscribe, test) and
+ * `RATE_LIMIT_NOTIFICATIONS` (mark read, delete), each `<requests>/<window>` or `off`.
+ */
+export const rateLimits: ReadonlyArray<RateLimit.Rule> = [
+  ...[
+    ["POST", "/ingest-event"],
+    ["POST", "/admin/ingest-event"],
+    ["POST", "/scheduled-events"],
+    ["POST", "/admin/scheduled-events"],
+    ["DELETE", "/scheduled-events/*"]
+  ].map(([method, path]): RateLimit.Rule => ({ name: "ingest", method, path: path!, limit: 6000, window: "1 minute", store: "shared" })),
+  { name: "preferences", method: "PUT", path: "/preferences", limit: 60, window: "1 minute", store: "shared" },
+  { name: "subscriptions", method: "POST", path: "/webpush/*", limit: 60, window: "1 minute", store: "shared" },
+  ...(["POST", "DELETE"] as const).map((method): RateLimit.Rule => ({
+    name: "notifications",
+    method,
+    path: "/notifications/*",
+    limit: 600,
+    window: "1 minute",
+    store: "shared"
+  }))
+]
 
 /** The seed shipped with the service (rules, templates and kinds of the platform). */
 export const bundledSeedDir = fileURLToPath(new URL("../seed", import.meta.url))

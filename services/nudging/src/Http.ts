@@ -11,7 +11,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Authentication, TokenVerifier } from "@rec/auth"
 import { Database } from "@rec/db"
 import { Engines, type PolicyEngine } from "@rec/policy"
-import { HttpErrors, OutboundHttp, ServiceKit, Unavailability } from "@rec/platform"
+import { HttpErrors, OutboundHttp, RateLimit, ServiceKit, Unavailability } from "@rec/platform"
 import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -273,25 +273,30 @@ const infrastructure = (options: MakeOptions) =>
     Layer.provideMerge(options.verifier ?? TokenVerifier.layer)
   )
 
+/** The shared rate limits' counter (`Config.rateLimits`), in the service's own schema of its database. */
+const withRateLimitCounter = <A, E, R>(layer: Layer.Layer<A, E, R>) =>
+  Layer.unwrapEffect(Effect.map(Database.Database, (db) => RateLimit.sharedStoreLayer(db.schema))).pipe(Layer.provideMerge(layer))
+
 const serveOptions = (port: number) => ({
   service: Config.Service,
   port,
   config: Config.all,
-  readiness: { database: Effect.flatMap(Database.Database, (db) => db.check) }
+  readiness: { database: Effect.flatMap(Database.Database, (db) => db.check) },
+  rateLimits: Config.rateLimits
 } as const)
 
 /** The nudging service on `HOST`:`PORT` (default 8016). */
 export const make = (options: MakeOptions = {}) =>
   ServiceKit.serve(Api, serveOptions(options.port ?? Config.defaultPort)).pipe(
     Layer.provide(handlers),
-    Layer.provide(infrastructure(options))
+    Layer.provide(withRateLimitCounter(infrastructure(options)))
   )
 
 /** For tests: the service on a random port of 127.0.0.1, with an `HttpClient` aimed at it. */
 export const makeTest = (options: MakeOptions = {}) =>
   ServiceKit.serveTest(Api, serveOptions(0)).pipe(
     Layer.provide(handlers),
-    Layer.provideMerge(infrastructure(options))
+    Layer.provideMerge(withRateLimitCounter(infrastructure(options)))
   )
 
 export const HttpLive = make()

@@ -8,6 +8,7 @@
 import { AuthConfig } from "@rec/auth"
 import { DatabaseConfig } from "@rec/db"
 import { PolicyConfig } from "@rec/policy"
+import type { RateLimit } from "@rec/platform"
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
 import * as DateTime from "effect/DateTime"
@@ -19,6 +20,22 @@ export const Service = { name: "participant-gateway", version: "0.1.0" } as cons
 
 /** design.md's port table. */
 export const defaultPort = 8014
+
+/**
+ * Rate limits of the write routes, per client (a token's client and subject, else the address),
+ * counted in the service's database so every replica on it enforces one budget (docs/decisions.md
+ * "Rate limits across services"). Rules sharing a name share one budget and one override:
+ * `RATE_LIMIT_WRITES` covers every POST, PUT and DELETE under `/api` (terms, settings, push
+ * subscriptions, commitments, the assistant's chat and uploads through the proxy): `60/1m`, `off`.
+ */
+export const rateLimits: ReadonlyArray<RateLimit.Rule> = (["POST", "PUT", "DELETE"] as const).map((method) => ({
+  name: "writes",
+  method,
+  path: "/api/*",
+  limit: 120,
+  window: "1 minute",
+  store: "shared"
+}))
 
 const url = (name: string, fallback: string) =>
   Config.string(name).pipe(

@@ -9,7 +9,7 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import { Authentication, TokenVerifier } from "@rec/auth"
 import { Database } from "@rec/db"
 import { Engines, PolicyEngine } from "@rec/policy"
-import { type Health, OutboundHttp, ServiceKit, Upstream } from "@rec/platform"
+import { type Health, OutboundHttp, RateLimit, ServiceKit, Upstream } from "@rec/platform"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -167,6 +167,10 @@ const readiness: Health.Checks<Database.Database | PolicyEngine> = {
   policies: policiesLoaded
 }
 
+/** The shared rate limits' counter (`Config.rateLimits`), in the service's own schema of its database. */
+const withRateLimitCounter = <A, E, R>(layer: Layer.Layer<A, E, R>) =>
+  Layer.unwrapEffect(Effect.map(Database.Database, (db) => RateLimit.sharedStoreLayer(db.schema))).pipe(Layer.provideMerge(layer))
+
 const serveOptions = (settings: Config.ServerSettings, port: number) => ({
   service: Config.Service,
   port,
@@ -174,20 +178,21 @@ const serveOptions = (settings: Config.ServerSettings, port: number) => ({
   config: Config.all,
   routes: AssistantProxy.routes,
   maxBodySize: settings.maxBodyBytes,
-  readiness
+  readiness,
+  rateLimits: Config.rateLimits
 } as const)
 
 /** The participant gateway on `HOST`:`PORT` (default 8014). */
 export const make = (options: MakeOptions = {}) =>
   Layer.unwrapEffect(
     Effect.map(Config.server, (settings) => ServiceKit.serve(Api, serveOptions(settings, options.port ?? Config.defaultPort)))
-  ).pipe(Layer.provide(handlers), Layer.provide(services(options)))
+  ).pipe(Layer.provide(handlers), Layer.provide(withRateLimitCounter(services(options))))
 
 /** For tests: the gateway on a random port of 127.0.0.1, with an `HttpClient` aimed at it. */
 export const makeTest = (options: MakeOptions = {}) =>
   Layer.unwrapEffect(Effect.map(Config.server, (settings) => ServiceKit.serveTest(Api, serveOptions(settings, 0)))).pipe(
     Layer.provide(handlers),
-    Layer.provide(services(options))
+    Layer.provide(withRateLimitCounter(services(options)))
   )
 
 export const HttpLive = make()

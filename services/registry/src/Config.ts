@@ -12,6 +12,7 @@ import { DatabaseConfig } from "@rec/db"
 import { MqttConfig } from "@rec/mqtt"
 import { OwnersConfig } from "@rec/owners"
 import { PolicyConfig } from "@rec/policy"
+import type { RateLimit } from "@rec/platform"
 import * as Config from "effect/Config"
 import * as Option from "effect/Option"
 
@@ -19,6 +20,17 @@ export const Service = { name: "registry", version: "0.1.0" } as const
 
 /** design.md's port table (the spec's generic 8000 would collide with other services). */
 export const defaultPort = 8004
+
+/**
+ * Rate limits of the write routes, per client (a token's client and subject, else the address),
+ * counted in the service's database so every replica on it enforces one budget (docs/decisions.md
+ * "Rate limits across services"). Rules sharing a name share one budget and one override:
+ * `RATE_LIMIT_IMPORT` (`10/1m`, `off`). Ten a second: far beyond an operator's imports, and
+ * room for a client whose refused bundles (each answered before any work) come in bursts.
+ */
+export const rateLimits: ReadonlyArray<RateLimit.Rule> = [
+  { name: "import", method: "POST", path: "/admin/import", limit: 600, window: "1 minute", store: "shared" }
+]
 
 /** The original's default: the CELINE ontology's published context. Ours is served by the registry. */
 export const defaultBaseUrl = "http://localhost:8004"

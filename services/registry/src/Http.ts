@@ -11,7 +11,7 @@ import { Authentication, TokenVerifier } from "@rec/auth"
 import { Database } from "@rec/db"
 import { Owners } from "@rec/owners"
 import { Engines, PolicyEngine } from "@rec/policy"
-import { Health, ServiceKit } from "@rec/platform"
+import { Health, RateLimit, ServiceKit } from "@rec/platform"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -233,13 +233,18 @@ export const services = (options: MakeOptions = {}) => {
   )
 }
 
+/** The shared rate limits' counter (`Config.rateLimits`), in the service's own schema of its database. */
+const withRateLimitCounter = <A, E, R>(layer: Layer.Layer<A, E, R>) =>
+  Layer.unwrapEffect(Effect.map(Database.Database, (db) => RateLimit.sharedStoreLayer(db.schema))).pipe(Layer.provideMerge(layer))
+
 const serveOptions = (settings: Config.Settings, port: number) => ({
   service: Config.Service,
   port,
   readiness: false,
   config: Config.all,
   env: ["POLICY_SERVICE_URL", "PLATFORM_OIDC_CLIENT_ID", "PLATFORM_OIDC_CLIENT_SECRET", "MQTT_STARTUP_TIMEOUT_SECONDS"],
-  maxBodySize: settings.limits.maxUploadBytes + overhead
+  maxBodySize: settings.limits.maxUploadBytes + overhead,
+  rateLimits: Config.rateLimits
 } as const)
 
 const handlers = Layer.mergeAll(RegistryLive, AdminLive, SystemLive)
@@ -248,14 +253,14 @@ const handlers = Layer.mergeAll(RegistryLive, AdminLive, SystemLive)
 export const make = (options: MakeOptions = {}) =>
   Layer.unwrapEffect(Effect.map(Config.settings, (s) => ServiceKit.serve(Api, serveOptions(s, options.port ?? Config.defaultPort)))).pipe(
     Layer.provide(handlers),
-    Layer.provide(services(options))
+    Layer.provide(withRateLimitCounter(services(options)))
   )
 
 /** For tests: the registry on a random port of 127.0.0.1, with an `HttpClient` aimed at it. */
 export const makeTest = (options: MakeOptions = {}) =>
   Layer.unwrapEffect(Effect.map(Config.settings, (s) => ServiceKit.serveTest(Api, serveOptions(s, 0)))).pipe(
     Layer.provide(handlers),
-    Layer.provide(services(options))
+    Layer.provide(withRateLimitCounter(services(options)))
   )
 
 export const HttpLive = make()
