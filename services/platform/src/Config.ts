@@ -81,6 +81,7 @@ export const launcher: Config.Config<LauncherOptions> = Config.all({
   policiesDir: Config.nonEmptyString("PLATFORM_POLICIES_POLICIES_DIR").pipe(Config.withDefault(repositoryPolicies)),
   dataDir: Config.nonEmptyString("PLATFORM_DATA_DIR").pipe(Config.withDefault("./data"), Config.map((d) => path.resolve(d))),
   services,
+  embeddedPolicies: Config.boolean("PLATFORM_EMBEDDED_POLICIES").pipe(Config.withDefault(false)),
   seed: Config.boolean("PLATFORM_SEED").pipe(Config.withDefault(true))
 }).pipe(
   Config.map(({ externalBroker, externalSmtp, ...rest }) => ({

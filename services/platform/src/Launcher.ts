@@ -60,6 +60,11 @@ export interface LauncherOptions {
   readonly mailCatcher: boolean
   /** Policy directory handed to the policy service unless `PLATFORM_POLICIES_POLICIES_DIR` is set. */
   readonly policiesDir: string
+  /**
+   * Each service compiles the policies itself (`PLATFORM_EMBEDDED_POLICIES=true`); default false:
+   * the services ask the policy service (`POLICY_SERVICE_URL`).
+   */
+  readonly embeddedPolicies?: boolean | undefined
   /** Absolute; PGlite, the assistant's files, the training materials and caught e-mail live below it. */
   readonly dataDir: string
   /** The services to start besides the foundation (`PLATFORM_SERVICES`). */

@@ -37,6 +37,9 @@ const shared = ({ options }: Context): Record<string, string> => ({
   PLATFORM_MQTT_HOST: Hosts.forConnecting(options.host).replace(/^\[|\]$/g, ""),
   PLATFORM_MQTT_PORT: String(options.ports.mqtt),
   PLATFORM_POLICIES_POLICIES_DIR: options.policiesDir,
+  // Decisions by the policy service (its RPC, with the service's own token), as in a deployment
+  // with a central policy service: one compiled policy set in the process instead of seven.
+  ...(options.embeddedPolicies ? {} : { POLICY_SERVICE_URL: internal(options, options.ports.policy) }),
   DIGITAL_TWIN_API_URL: internal(options, options.ports.digitalTwin),
   NUDGING_API_URL: internal(options, options.ports.nudging),
   FLEXIBILITY_API_URL: internal(options, options.ports.flexibility),
