@@ -171,7 +171,8 @@ export const run = async (options: LauncherOptions, say: (line: string) => void 
       status: "completed",
       run_id: runId("settlement"),
       timestamp: stamp,
-      period: window.end.slice(0, 10)
+      // A window belongs to the day it ended in, ends excluded from the next day (00:00 is the day before's).
+      period: new Date(hourEnd - 1).toISOString().slice(0, 10)
     }
   ]
   const broker = `mqtt://${host}:${options.ports.mqtt}`

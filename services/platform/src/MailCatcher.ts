@@ -45,7 +45,7 @@ export const layer = (options: MailCatcherOptions): Layer.Layer<never, Error> =>
         disabledCommands: ["STARTTLS", "AUTH"],
         logger: false,
         // A pooled sender keeps its connection open: do not hold the launcher's stop for it.
-        closeTimeout: 1000,
+        closeTimeout: 200,
         banner: "REC platform development mail catcher",
         onData(stream, session, callback) {
           const chunks: Array<Buffer> = []

@@ -14,7 +14,6 @@
  * `sub`), so dev tokens see their data.
  */
 import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
-import { Api as GridApi } from "@rec/grid-gateway-service"
 import { Effect, Layer } from "effect"
 import * as Hosts from "./Hosts.js"
 import type { Context } from "./Launcher.js"
@@ -39,6 +38,8 @@ const sameRule = (
 const gridClient = (context: Context, username: string) =>
   Effect.gen(function*() {
     const token = yield* context.idp.mint(username)
+    // Imported here: the launcher loads a service's code only when it runs it.
+    const { Api: GridApi } = yield* Effect.promise(() => import("@rec/grid-gateway-service"))
     return yield* HttpApiClient.make(GridApi, {
       baseUrl: `http://${Hosts.forConnecting(context.options.host)}:${context.options.ports.gridGateway}`,
       transformClient: HttpClient.mapRequest(HttpClientRequest.bearerToken(token))

@@ -4,13 +4,11 @@
  * client of dev/identities.yaml (`svc-*`), the other services' URLs on their launcher ports (they
  * call each other over real HTTP through their typed clients), the broker, and one PGlite under
  * the data directory, a schema per service.
+ *
+ * Each service's code is imported when the service starts (`import()`), not with the launcher:
+ * a launcher running a few services (`PLATFORM_SERVICES`) or none loads only those.
  */
-import { Http as Assistant } from "@rec/assistant-service"
-import { Http as Flexibility } from "@rec/flexibility-service"
-import { Http as GridGateway } from "@rec/grid-gateway-service"
-import { Http as Nudging } from "@rec/nudging-service"
-import { Http as ParticipantGateway } from "@rec/participant-gateway-service"
-import { Http as Registry } from "@rec/registry-service"
+import { Effect, Layer } from "effect"
 import * as path from "node:path"
 import { exampleBundle } from "./Config.js"
 import * as Hosts from "./Hosts.js"
@@ -27,7 +25,8 @@ export const databaseUrl = (dataDir: string): string => `pglite://${path.join(da
 
 /** The service's client of dev/identities.yaml (`svc-grid`, ...). */
 const client = (context: Context, clientId: string): Record<string, string> => {
-  const secret = context.idp.identities.clients.get(clientId)?.secret
+  // Optional chaining: tests describe the identity provider by its issuer alone.
+  const secret = context.idp.identities?.clients.get(clientId)?.secret
   return secret === undefined ? {} : { PLATFORM_OIDC_CLIENT_ID: clientId, PLATFORM_OIDC_CLIENT_SECRET: secret }
 }
 
@@ -47,6 +46,10 @@ const shared = ({ options }: Context): Record<string, string> => ({
   ASSISTANT_URL: internal(options, options.ports.assistant)
 })
 
+/** A layer whose module is imported when the layer is built. */
+const lazy = <M>(load: () => Promise<M>, make: (module: M) => Layer.Layer<never, unknown>): Layer.Layer<never, unknown> =>
+  Layer.unwrapEffect(Effect.map(Effect.promise(load), make))
+
 interface Definition {
   readonly service: ServiceName
   readonly name: string
@@ -55,7 +58,7 @@ interface Definition {
   /** Where `/docs` is: the gateways serve theirs under `/api`. */
   readonly docsPrefix: string
   readonly env: (context: Context) => Record<string, string>
-  readonly layer: (port: number) => import("effect").Layer.Layer<never, unknown>
+  readonly layer: (port: number) => Layer.Layer<never, unknown>
 }
 
 const define = (d: Definition): Component => ({
@@ -66,7 +69,7 @@ const define = (d: Definition): Component => ({
   port: ({ options }) => ({ variable: d.variable, port: options.ports[d.port] }),
   notes: ({ options }) => [`docs ${url(options, options.ports[d.port])}${d.docsPrefix}/docs`],
   env: (context) => ({ ...shared(context), ...d.env(context) }),
-  layer: ({ options }) => d.layer(options.ports[d.port])
+  layer: ({ options }) => (options.services.includes(d.service) ? d.layer(options.ports[d.port]) : undefined)
 })
 
 export const registry = define({
@@ -82,7 +85,7 @@ export const registry = define({
     PLATFORM_BASE_URL: url(context.options, context.options.ports.registry),
     ...(context.options.seed ? { REGISTRY_SEED_BUNDLE: exampleBundle } : {})
   }),
-  layer: (port) => Registry.make({ port })
+  layer: (port) => lazy(() => import("@rec/registry-service"), (m) => m.Http.make({ port }))
 })
 
 export const nudging = define({
@@ -101,7 +104,7 @@ export const nudging = define({
       ...(options.mailCatcher ? MailCatcher.nudgingEnv(options.host, options.ports.mail) : {})
     }
   },
-  layer: (port) => Nudging.make({ port })
+  layer: (port) => lazy(() => import("@rec/nudging-service"), (m) => m.Http.make({ port }))
 })
 
 export const assistant = define({
@@ -119,7 +122,7 @@ export const assistant = define({
       TRAINING_MATERIALS_SYNC_ON_START: "true"
     })
   }),
-  layer: (port) => Assistant.make({ port })
+  layer: (port) => lazy(() => import("@rec/assistant-service"), (m) => m.Http.make({ port }))
 })
 
 export const flexibility = define({
@@ -129,7 +132,7 @@ export const flexibility = define({
   variable: "FLEXIBILITY_PORT",
   docsPrefix: "/api",
   env: (context) => client(context, "svc-flexibility"),
-  layer: (port) => Flexibility.make({ port })
+  layer: (port) => lazy(() => import("@rec/flexibility-service"), (m) => m.Http.make({ port }))
 })
 
 export const gridGateway = define({
@@ -139,7 +142,7 @@ export const gridGateway = define({
   variable: "GRID_GATEWAY_PORT",
   docsPrefix: "/api",
   env: (context) => client(context, "svc-grid"),
-  layer: (port) => GridGateway.make({ port })
+  layer: (port) => lazy(() => import("@rec/grid-gateway-service"), (m) => m.Http.make({ port }))
 })
 
 export const participantGateway = define({
@@ -149,7 +152,7 @@ export const participantGateway = define({
   variable: "PARTICIPANT_GATEWAY_PORT",
   docsPrefix: "/api",
   env: (context) => client(context, "svc-participant-gateway"),
-  layer: (port) => ParticipantGateway.make({ port })
+  layer: (port) => lazy(() => import("@rec/participant-gateway-service"), (m) => m.Http.make({ port }))
 })
 
 /** In start order (they start together; this is the banner's order). */
