@@ -18,13 +18,14 @@
 //
 // --cpu-prof writes a V8 CPU profile of each platform start to bench/results/profiles/.
 // Prints a table and writes bench/results/platform-startup.json.
-/* global fetch */
+/* global fetch, performance */
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { parseArgs } from "node:util"
-import { cpuMicros, freePort, root } from "../lib/processes.mjs"
+import * as net from "node:net"
+import { cpuMicros, root } from "../lib/processes.mjs"
 
 const { values } = parseArgs({
   options: {
@@ -54,6 +55,25 @@ const ready = async (port) => {
     return response.status === 200
   } catch {
     return false
+  }
+}
+
+const isFree = (port) =>
+  new Promise((resolve) => {
+    const server = net.createServer()
+    server.once("error", () => resolve(false))
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)))
+  })
+
+const chosen = new Set()
+/** Below Linux's ephemeral range: a kernel-chosen port may be taken by the platform's own outgoing connections. */
+const freePort = async () => {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000)
+    if (!chosen.has(port) && (await isFree(port))) {
+      chosen.add(port)
+      return port
+    }
   }
 }
 

@@ -21,6 +21,7 @@
  */
 import type { Layer as LayerType } from "effect"
 import { Cause, ConfigProvider, Effect, Layer } from "effect"
+import { Database } from "@rec/db"
 import { DevIdp, type DevIdpOptions, type DevIdpService } from "@rec/dev-idp"
 import { SimulatorServer } from "@rec/digital-twin"
 import { EmbeddedBroker, type MqttBrokerError } from "@rec/mqtt"
@@ -200,12 +201,29 @@ export const mailCatcher: Component = {
       : undefined
 }
 
+/**
+ * The services' database, opened before them: creating a PGlite directory (initdb in WASM) holds
+ * the event loop for seconds, which the services' first token, JWKS and broker calls would
+ * otherwise wait out and time out on. The open instance is shared with the services (`@rec/db`
+ * shares a directory within a process) and closed after them. No schema and no tables of its own.
+ */
+export const database: Component = {
+  name: "database",
+  phase: "foundation",
+  url: ({ options }) => Services.databaseUrl(options.dataDir),
+  notes: () => ["PGlite: one schema per service (DATABASE_URL=postgresql://... to use PostgreSQL)"],
+  env: ({ options }) => ({ DATABASE_URL: Services.databaseUrl(options.dataDir) }),
+  layer: ({ options }) =>
+    options.services.length === 0 ? undefined : Layer.discard(Database.layer({ service: "platform" }))
+}
+
 /** One line per component, in start order. */
 export const components: ReadonlyArray<Component> = [
   policyService,
   digitalTwinSimulator,
   embeddedBroker,
   mailCatcher,
+  database,
   ...Services.components
 ]
 

@@ -24,21 +24,34 @@ import { fileURLToPath } from "node:url"
 const here = Path.dirname(fileURLToPath(import.meta.url))
 const main = Path.join(here, "..", "dist", "main.js")
 
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
+const isFree = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
     const server = net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
+    server.once("error", () => resolve(false))
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)))
   })
 
-/** The machine's environment without anything that configures the platform. */
+const chosen = new Set<number>()
+
+/**
+ * A free port below Linux's ephemeral range (32768-60999): a port the kernel hands out (port 0)
+ * may be taken by one of the platform's own outgoing connections before the service binds it.
+ */
+const freePort = async (): Promise<number> => {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000)
+    if (!chosen.has(port) && (await isFree(port))) {
+      chosen.add(port)
+      return port
+    }
+  }
+}
+
+/** The machine's environment without anything that configures the platform (Vitest sets `BASE_URL=/`). */
 const machineEnvironment = () =>
   Object.fromEntries(
     Object.entries(process.env).filter(([key]) =>
-      !/^(HOST|PORT|PLATFORM_.*|DEV_IDP_.*|POLICY_.*|DIGITAL_TWIN_.*|DATABASE_.*|SMTP_.*|OTEL_.*|LOG_.*|.*_PORT)$/.test(key)
+      !/^(HOST|PORT|PLATFORM_.*|DEV_IDP_.*|POLICY_.*|DIGITAL_TWIN_.*|DATABASE_.*|SMTP_.*|OTEL_.*|LOG_.*|.*_PORT|BASE_URL)$/.test(key)
     )
   )
 
