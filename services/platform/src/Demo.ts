@@ -51,7 +51,12 @@ interface Points {
 const encodeEvent = Schema.encodeSync(PipelineRuns.PipelineRunEvent)
 
 /** The demo against the platform configured by `options` (the same environment as `npm start`). */
-export const run = async (options: LauncherOptions, say: (line: string) => void = console.log): Promise<DemoReport> => {
+export const run = async (
+  options: LauncherOptions,
+  say: (line: string) => void = console.log,
+  /** The broker when it is not the embedded one (`PLATFORM_MQTT_HOST`). */
+  brokerHost?: string | undefined
+): Promise<DemoReport> => {
   const host = Hosts.forConnecting(options.host)
   const at = (port: number) => `http://${host}:${port}`
   const idp = options.idp.issuer ?? `http://${host}:${options.idp.port ?? 8080}`
@@ -149,6 +154,12 @@ export const run = async (options: LauncherOptions, say: (line: string) => void 
     : `${expectOk("the settlement commitment", created).id} (${window.start}–${window.end}, meter ${meter})`
   say(`commitment for the hour that just ended: ${settlementCommitment}`)
 
+  const participantNotifications = () =>
+    call<{ items: ReadonlyArray<{ title: string }>; total: number }>("GET", `${participantGateway}/api/notifications?limit=50`, participant)
+      .then((r) => expectOk("the participant's notifications", r))
+  const points = () => call<Points>("GET", `${participantGateway}/api/points`, participant).then((r) => expectOk("points", r))
+  const [notesBefore, pointsBefore] = await Promise.all([participantNotifications(), points()])
+
   // 3. The pipelines complete.
   const gridPeriod = await dayWithWarnings(at(options.ports.gridGateway), operator, now, call)
   const stamp = new Date(now).toISOString()
@@ -175,7 +186,7 @@ export const run = async (options: LauncherOptions, say: (line: string) => void 
       period: new Date(hourEnd - 1).toISOString().slice(0, 10)
     }
   ]
-  const broker = `mqtt://${host}:${options.ports.mqtt}`
+  const broker = `mqtt://${brokerHost ?? host}:${options.ports.mqtt}`
   const client = await Mqtt.connectAsync(broker, {
     clientId: `rec-demo-${now}`,
     username: "svc-pipelines",
@@ -202,12 +213,9 @@ export const run = async (options: LauncherOptions, say: (line: string) => void 
     }
     return last
   }
-  const participantNotifications = () =>
-    call<{ items: ReadonlyArray<{ title: string }>; total: number }>("GET", `${participantGateway}/api/notifications?limit=50`, participant)
-      .then((r) => expectOk("the participant's notifications", r))
-  const points = () => call<Points>("GET", `${participantGateway}/api/points`, participant).then((r) => expectOk("points", r))
-  const settledPoints = await settle(points, (p) => p.settled_commitments > 0)
-  const notes = await settle(participantNotifications, (n) => n.total > 0)
+  const settledPoints = await settle(points, (p) => p.settled_commitments > pointsBefore.settled_commitments)
+  // An opportunity, a reminder and a settlement notice (fewer when the daily cap or an earlier run got there first).
+  const notes = await settle(participantNotifications, (n) => n.total >= notesBefore.total + 3)
   const newMail = () => Promise.resolve(mailFiles(options.dataDir).filter((f) => !mailBefore.has(f)))
   const emails = await Promise.all(
     (await settle(newMail, (files) => files.length > 0, gridPeriod === undefined ? 1 : 10)).map(async (file) => {

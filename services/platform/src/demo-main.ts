@@ -9,7 +9,7 @@ import * as Demo from "./Demo.js"
 
 const main = async () => {
   const options = await Effect.runPromise(Config.launcher)
-  const report = await Demo.run(options)
+  const report = await Demo.run(options, console.log, options.embeddedBroker ? undefined : process.env["PLATFORM_MQTT_HOST"])
   const { participant } = report
   console.log("")
   console.log(`participant: ${participant.notifications} notification(s)`)

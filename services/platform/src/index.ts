@@ -8,6 +8,7 @@ import * as Launcher from "./Launcher.js"
 
 export * as Banner from "./Banner.js"
 export * as Config from "./Config.js"
+export * as Demo from "./Demo.js"
 export * as Hosts from "./Hosts.js"
 export * as Launcher from "./Launcher.js"
 export * as MailCatcher from "./MailCatcher.js"

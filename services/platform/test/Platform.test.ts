@@ -7,13 +7,15 @@
  *   members (imported from the example bundle), the DSO operator's alert rules (grid gateway),
  *   the assistant's training materials;
  * - the second start reuses the data: the same rows, no duplicates;
+ * - `npm run demo`'s pipelines (`Demo.run`) make notifications, points and alert e-mails appear;
  * - SIGTERM stops it with code 0, nothing on stderr, and the PGlite lock released.
  *
  * Timing limits are generous (the machine is shared with other builds); the startup figures are
  * `bench/platform/startup.mjs`'s (docs/performance.md).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Config, Demo } from "@rec/launcher"
+import { ConfigProvider, Effect } from "effect"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as net from "node:net"
@@ -90,15 +92,16 @@ const statusOf = (url: string): Promise<number> =>
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
+const environment = (ports: Ports, dataDir: string): Record<string, string> => ({
+  ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+  PLATFORM_DATA_DIR: dataDir,
+  LOG_LEVEL: "warn"
+})
+
 /** Starts the launcher; resolves once the banner is printed and every service is ready. */
 const start = async (ports: Ports, dataDir: string) => {
   const child = ChildProcess.spawn(process.execPath, [main], {
-    env: {
-      ...machineEnvironment(),
-      ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
-      PLATFORM_DATA_DIR: dataDir,
-      LOG_LEVEL: "warn"
-    },
+    env: { ...machineEnvironment(), ...environment(ports, dataDir) },
     stdio: ["ignore", "pipe", "pipe"]
   })
   const output = { stdout: "", stderr: "" }
@@ -214,6 +217,25 @@ describe("npm start with every service", () => {
           "grid-alerts.md",
           "notifications-and-privacy.md"
         ])
+
+        // npm run demo: the pipelines complete, users see the results.
+        const options = await Effect.runPromise(
+          Effect.withConfigProvider(Config.launcher, ConfigProvider.fromMap(new Map(Object.entries(environment(ports, dataDir)))))
+        )
+        const report = await Demo.run(options, () => undefined)
+        expect(report.published.map((e) => e.flow)).toEqual([
+          "grid-resilience-flow",
+          "rec-forecasting-flow",
+          "meters-flow",
+          "rec-flexibility-flow"
+        ])
+        // The opportunity broadcast, the reminder and the settlement each notify the participant.
+        expect(report.participant.notifications).toBeGreaterThanOrEqual(3)
+        expect(report.participant.points.settled_commitments).toBe(1)
+        expect(report.participant.points.open_commitments).toBeGreaterThanOrEqual(1)
+        if (report.gridPeriod !== undefined) {
+          expect(report.emails.map((m) => m.to)).toContain("davide.moretti@alto-garda-distribuzione.example")
+        }
 
         const firstStop = await first.stop()
         expect({ code: firstStop.code, signal: firstStop.signal, stderr: first.output.stderr }).toEqual({ code: 0, signal: null, stderr: "" })
