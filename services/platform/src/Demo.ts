@@ -33,6 +33,8 @@ import * as MailCatcher from "./MailCatcher.js"
 
 export interface DemoReport {
   readonly published: ReadonlyArray<PipelineRuns.PipelineRunEvent>
+  /** How many times the runs were published (again when a listener had not subscribed yet). */
+  readonly attempts: number
   readonly gridPeriod: string | undefined
   readonly accepted: string
   readonly settlementCommitment: string
@@ -194,15 +196,6 @@ export const run = async (
     reconnectPeriod: 0,
     connectTimeout: 10_000
   })
-  try {
-    for (const event of events) {
-      await client.publishAsync(`rec/pipelines/runs/${event.namespace}`, JSON.stringify(encodeEvent(event)), { qos: 1 })
-      say(`published ${event.flow} (${event.run_id}${event.period === undefined ? "" : `, period ${event.period}`}) on rec/pipelines/runs/${event.namespace}`)
-    }
-  } finally {
-    await client.endAsync()
-  }
-
   // 4. What the users see, once the listeners had time to react.
   const settle = async <A>(read: () => Promise<A>, done: (a: A) => boolean, seconds = 20): Promise<A> => {
     const deadline = Date.now() + seconds * 1000
@@ -213,7 +206,30 @@ export const run = async (
     }
     return last
   }
-  const settledPoints = await settle(points, (p) => p.settled_commitments > pointsBefore.settled_commitments)
+  const settled = (p: Points) => p.settled_commitments > pointsBefore.settled_commitments
+  // A listener still connecting (a platform that has just started) misses what is published before it
+  // subscribes: publish the same runs again until the settlement shows. Every reaction is idempotent
+  // per run id (QoS 1 is at least once), so a second delivery changes nothing.
+  let attempts = 0
+  let settledPoints = pointsBefore
+  try {
+    // Without a new commitment (recorded by an earlier run this hour) there is no settlement to wait for.
+    const awaitingSettlement = created.status !== 409
+    while (attempts === 0 || (awaitingSettlement && attempts < 4 && !settled(settledPoints))) {
+      attempts += 1
+      for (const event of events) {
+        await client.publishAsync(`rec/pipelines/runs/${event.namespace}`, JSON.stringify(encodeEvent(event)), { qos: 1 })
+        if (attempts === 1) {
+          say(`published ${event.flow} (${event.run_id}${event.period === undefined ? "" : `, period ${event.period}`}) on rec/pipelines/runs/${event.namespace}`)
+        }
+      }
+      if (attempts > 1) say(`published the same runs again (attempt ${attempts}): the settlement had not shown yet`)
+      settledPoints = await settle(points, settled, awaitingSettlement ? 15 : 3)
+    }
+  } finally {
+    await client.endAsync()
+  }
+
   // An opportunity, a reminder and a settlement notice (fewer when the daily cap or an earlier run got there first).
   const notes = await settle(participantNotifications, (n) => n.total >= notesBefore.total + 3)
   const newMail = () => Promise.resolve(mailFiles(options.dataDir).filter((f) => !mailBefore.has(f)))
@@ -227,6 +243,7 @@ export const run = async (
 
   return {
     published: events,
+    attempts,
     gridPeriod,
     accepted,
     settlementCommitment,
