@@ -95,7 +95,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const environment = (ports: Ports, dataDir: string): Record<string, string> => ({
   ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
   PLATFORM_DATA_DIR: dataDir,
-  LOG_LEVEL: "warn"
+  // Info: the flexibility service's settlement lines explain a failing demo assertion.
+  LOG_LEVEL: "info"
 })
 
 /** Starts the launcher; resolves once the banner is printed and every service is ready. */
@@ -230,7 +231,8 @@ describe("npm start with every service", () => {
           "rec-flexibility-flow"
         ])
         // The settlement settled the commitment of the hour that ended; the accepted one is still open.
-        expect(report.participant.points.settled_commitments).toBe(1)
+        const flexibilityLog = first.output.stdout.split("\n").filter((l) => /"component":"flexibility"/.test(l) && /WARN|ERROR|settlement|commitment/i.test(l))
+        expect(report.participant.points.settled_commitments, `${JSON.stringify(report)}\n${flexibilityLog.slice(-15).join("\n")}`).toBe(1)
         expect(report.participant.points.open_commitments).toBeGreaterThanOrEqual(1)
         // The opportunity broadcast, the reminder and the settlement notify the participant (how many
         // reach her depends on the hour: the twin's windows, her daily cap).
