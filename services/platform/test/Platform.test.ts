@@ -193,10 +193,12 @@ describe("npm start with every service", () => {
     Effect.promise(async () => {
       if (!Fs.existsSync(main)) throw new Error(`${main} is missing: build first (pnpm build)`)
       const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "rec-platform-test-"))
+      const running = new Set<ChildProcess.ChildProcess>()
       try {
         const ports = Object.fromEntries(await Promise.all(portNames.map(async (n) => [n, await freePort()]))) as Ports
 
         const first = await start(ports, dataDir)
+        running.add(first.child)
         for (const port of readyPorts(ports)) expect(await statusOf(`http://127.0.0.1:${port}/ready`)).toBe(200)
         expect(first.output.stdout).toContain(`docs http://localhost:${ports.GRID_GATEWAY_PORT}/api/docs`)
         expect(first.output.stdout).toContain(`docs http://localhost:${ports.PARTICIPANT_GATEWAY_PORT}/api/docs`)
@@ -248,12 +250,15 @@ describe("npm start with every service", () => {
         expect(Fs.existsSync(`${Path.join(dataDir, "pglite")}.lock`)).toBe(false)
 
         const second = await start(ports, dataDir)
+        running.add(second.child)
         const again = await seededData(ports)
         // The very same rows: nothing imported, created or ingested twice.
         expect(again).toEqual(seeded)
         const secondStop = await second.stop()
         expect({ code: secondStop.code, stderr: second.output.stderr }).toEqual({ code: 0, stderr: "" })
       } finally {
+        // A failed assertion must not leave a platform running.
+        for (const child of running) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
         Fs.rmSync(dataDir, { recursive: true, force: true })
       }
     }), 360_000)
