@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Entry point of the README's two commands, so a fresh machine needs nothing but Node:
 //   npm start   install (pnpm via npx, from the lockfile), build, start the platform
+//   npm run demo  install, build, play the pipelines against the platform `npm start` runs
 //   npm test    install, build, start local PostgreSQL/Mosquitto when installed, run every test
 // It never assumes a global pnpm, a running database or a running broker.
 import { spawnSync } from "node:child_process"
@@ -93,11 +94,16 @@ if (command === "start") {
   build()
   const status = run("node", [path.join(root, "services", "platform", "dist", "main.js"), ...process.argv.slice(3)])
   process.exit(status)
+} else if (command === "demo") {
+  ensureInstalled()
+  build()
+  const status = run("node", [path.join(root, "services", "platform", "dist", "demo-main.js"), ...process.argv.slice(3)])
+  process.exit(status)
 } else if (command === "test") {
   ensureInstalled()
   build()
   testCommand()
 } else {
-  console.error("usage: node scripts/run.mjs start|test [args]")
+  console.error("usage: node scripts/run.mjs start|demo|test [args]")
   process.exit(2)
 }

@@ -15,6 +15,7 @@
 import { PipelineRuns } from "@rec/mqtt"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
 import { Broadcast } from "./Broadcast.js"
 import { Reminders } from "./Reminders.js"
 import { Settlement } from "./Settlement.js"
@@ -49,12 +50,19 @@ export class PipelineReactions extends Effect.Service<PipelineReactions>()("flex
   })
 }) {}
 
-/** Listens for the service's lifetime (started with the service, stopped with it). */
+/**
+ * Listens for the service's lifetime (started with the service, stopped with it). A subscription
+ * the broker refuses (its ACL check failed or timed out, as on a busy machine at start) is logged
+ * and tried again with backoff (up to every minute), as the grid gateway's listener does, so a
+ * transient refusal does not leave the service deaf until a restart.
+ */
 export const layer = (options: PipelineRuns.ConsumeOptions = {}) =>
   Layer.scopedDiscard(
     Effect.gen(function*() {
       const reactions = yield* PipelineReactions
       yield* PipelineRuns.consume(reactions.handle, options).pipe(
+        Effect.tapError((error) => Effect.logError("pipeline-run listener stopped; retrying", error)),
+        Effect.retry(Schedule.exponential("1 second").pipe(Schedule.union(Schedule.spaced("1 minute")))),
         Effect.catchAll((error) => Effect.logError("pipeline-run listener stopped", error)),
         Effect.forkScoped
       )

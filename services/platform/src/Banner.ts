@@ -18,6 +18,40 @@ export const listening = (options: LauncherOptions): string =>
     ? `Listening on ${options.host} only (HOST=0.0.0.0 to reach the platform from other machines).`
     : `Listening on ${options.host} (HOST).`
 
+/** Users whose data the demo seeds, with what they see. */
+const demoUsers: ReadonlyArray<readonly [string, string]> = [
+  ["participant", "a member of it-energy-community (notifications, suggestions, points)"],
+  ["dso-operator", "the operator of dso-alto-garda (grid data, alert rules)"],
+  ["admin", "platform administrator"]
+]
+
+/** Calls that show the seeded data, for the services that run. */
+const examples = (context: Context, started: ReadonlyArray<Component>, tokenCommand: string): ReadonlyArray<string> => {
+  const { options } = context
+  const running = new Set(started.map((c) => c.name))
+  const at = (port: number) => `http://${Hosts.forPeople(options.host)}:${port}`
+  const lines: Array<string> = []
+  if (running.has("registry")) {
+    lines.push(
+      "The demo community in the registry:",
+      `  curl -s ${at(options.ports.registry)}/user/communities/it-energy-community -H "Authorization: Bearer $(${tokenCommand} participant)"`
+    )
+  }
+  if (running.has("grid gateway")) {
+    lines.push(
+      "The DSO operator's alert rules:",
+      `  curl -s ${at(options.ports.gridGateway)}/api/alert-rules -H "Authorization: Bearer $(${tokenCommand} dso-operator)"`
+    )
+  }
+  if (running.has("participant gateway")) {
+    lines.push(
+      "A participant's notifications (after npm run demo):",
+      `  curl -s ${at(options.ports.participantGateway)}/api/notifications -H "Authorization: Bearer $(${tokenCommand} participant)"`
+    )
+  }
+  return lines.length === 0 ? [] : ["", ...lines, "", "Play the pipelines (alerts, nudges, reminders, points): npm run demo"]
+}
+
 export const text = (context: Context, components: ReadonlyArray<Component>): string => {
   const { idp, options } = context
   // dev-token reads PLATFORM_OIDC_BASE_URL and defaults to the standard address.
@@ -47,15 +81,16 @@ export const text = (context: Context, components: ReadonlyArray<Component>): st
     listening(options),
     "Stop with Ctrl-C (or SIGTERM).",
     "",
-    "Tokens (users: viewer, editor, manager, admin, nogroup, dso-operator, ...; services: svc-grid, ...):",
+    "Tokens (users: viewer, editor, manager, admin, nogroup, dso-operator, participant, ...; services: svc-grid, ...):",
     `  ${tokenCommand} --list`,
-    `  ${tokenCommand} viewer`,
+    ...demoUsers.map(([user, what]) => `  ${`${tokenCommand} ${user}`.padEnd(tokenCommand.length + 22)}# ${what}`),
     `  curl -s -u rec-cli:dev-only-secret-rec-cli -d grant_type=password -d username=viewer -d password=viewer ${idp.tokenEndpoint}`,
     `  curl -s -u svc-grid:dev-only-secret-svc-grid -d grant_type=client_credentials ${idp.tokenEndpoint}`,
     "",
     "Ask the policy service:",
     `  curl -s -X POST ${policy}/dataset/access -H "Authorization: Bearer $(${tokenCommand} viewer)" ` +
     `-H 'Content-Type: application/json' -d '{"dataset_id":"meters-2024","access_level":"internal","action":"read"}'`,
+    ...examples(context, started, tokenCommand),
     ""
   ].join("\n")
 }

@@ -13,7 +13,9 @@ import { DevIdp } from "@rec/dev-idp"
 import { Banner, Config, Launcher } from "@rec/launcher"
 import { ConfigProvider, Effect, Layer, Logger } from "effect"
 import * as Mqtt from "mqtt"
+import * as fs from "node:fs"
 import * as net from "node:net"
+import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -43,13 +45,33 @@ const accepts = (host: string, port: number): Promise<boolean> =>
     })
   })
 
-const [idpPort, policyPort, twinPort, mqttPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()])
+const [idpPort, policyPort, twinPort, mqttPort, mailPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()])
+// The services' ports: named in banners and environments, never listened on here (no services start).
+const [registry, assistant, participantGateway, gridGateway, nudging, flexibility] = await Promise.all(
+  Array.from({ length: 6 }, () => freePort())
+)
 
 const options: Launcher.LauncherOptions = {
   host: "127.0.0.1",
   idp: { port: idpPort },
-  ports: { policy: policyPort, digitalTwin: twinPort, mqtt: mqttPort },
+  ports: {
+    policy: policyPort,
+    digitalTwin: twinPort,
+    mqtt: mqttPort,
+    mail: mailPort,
+    registry,
+    assistant,
+    participantGateway,
+    gridGateway,
+    nudging,
+    flexibility
+  },
   embeddedBroker: true,
+  mailCatcher: true,
+  // The foundation only: `Platform.test.ts` starts every service.
+  services: [],
+  seed: false,
+  dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "rec-launcher-test-")),
   policiesDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../policies"),
   // Only what the test says: the machine's environment must not leak in.
   environment: { LOG_LEVEL: "warn", RATE_LIMIT_RELOAD: "off" }
@@ -190,7 +212,7 @@ layer(Launcher.layer(options).pipe(Layer.orDie), { excludeTestServices: true, ti
           })
       )
       expect(yield* Effect.promise(() => accepts("127.0.0.2", (control.address() as net.AddressInfo).port))).toBe(true)
-      for (const port of [idpPort, policyPort, twinPort, mqttPort]) {
+      for (const port of [idpPort, policyPort, twinPort, mqttPort, mailPort]) {
         expect({ port, loopback: yield* Effect.promise(() => accepts("127.0.0.1", port)) }).toEqual({ port, loopback: true })
         expect({ port, other: yield* Effect.promise(() => accepts("127.0.0.2", port)) }).toEqual({ port, other: false })
       }
@@ -295,10 +317,10 @@ layer(Launcher.layer(options).pipe(Layer.orDie), { excludeTestServices: true, ti
       expect(idp.failed).toBe(true)
       expect(idp.log).toContain(`port ${idpPort} is already in use: set DEV_IDP_PORT to another port`)
       const [free1, free2, free3] = yield* Effect.promise(() => Promise.all([freePort(), freePort(), freePort()]))
-      const policy = yield* attempt({ idp: { port: 0 }, ports: { policy: policyPort, digitalTwin: free1, mqtt: free2 } })
+      const policy = yield* attempt({ idp: { port: 0 }, ports: { ...options.ports, policy: policyPort, digitalTwin: free1, mqtt: free2, mail: free3 } })
       expect(policy.failed).toBe(true)
       expect(policy.log).toContain(`port ${policyPort} is already in use: set POLICY_PORT to another port`)
-      const twin = yield* attempt({ idp: { port: 0 }, ports: { policy: free3, digitalTwin: twinPort, mqtt: free2 } })
+      const twin = yield* attempt({ idp: { port: 0 }, ports: { ...options.ports, policy: free3, digitalTwin: twinPort, mqtt: free2, mail: free1 } })
       expect(twin.failed).toBe(true)
       expect(twin.log).toContain(`port ${twinPort} is already in use: set DIGITAL_TWIN_PORT to another port`)
     }))

@@ -10,6 +10,7 @@ import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as net from "node:net"
+import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Mqtt from "mqtt"
@@ -31,7 +32,7 @@ const freePort = (): Promise<number> =>
 const machineEnvironment = () =>
   Object.fromEntries(
     Object.entries(process.env).filter(([key]) =>
-      !/^(HOST|PORT|PLATFORM_.*|DEV_IDP_.*|POLICY_.*|DIGITAL_TWIN_.*|OTEL_.*|LOG_.*)$/.test(key)
+      !/^(HOST|PORT|PLATFORM_.*|DEV_IDP_.*|POLICY_.*|DIGITAL_TWIN_.*|DATABASE_.*|SMTP_.*|OTEL_.*|LOG_.*|.*_PORT)$/.test(key)
     )
   )
 
@@ -40,6 +41,7 @@ interface Ports {
   readonly policy: number
   readonly twin: number
   readonly mqtt: number
+  readonly mail: number
 }
 
 /** Starts the launcher and resolves once its banner is printed and the policy service answers. */
@@ -53,6 +55,10 @@ const launch = (ports: Ports) =>
           POLICY_PORT: String(ports.policy),
           DIGITAL_TWIN_PORT: String(ports.twin),
           PLATFORM_MQTT_PORT: String(ports.mqtt),
+          MAIL_CATCHER_PORT: String(ports.mail),
+          // The foundation: `Platform.test.ts` stops the platform with every service.
+          PLATFORM_SERVICES: "none",
+          PLATFORM_DATA_DIR: Path.join(Os.tmpdir(), `rec-stop-test-${process.pid}`),
           LOG_LEVEL: "warn"
         },
         stdio: ["ignore", "pipe", "pipe"]
@@ -96,8 +102,8 @@ const stopsCleanly = (signal: NodeJS.Signals, options: { readonly mqttTaken: boo
     if (!Fs.existsSync(main)) {
       return yield* Effect.dieMessage(`${main} is missing: build first (pnpm build)`)
     }
-    const [idp, policy, twin, mqtt] = yield* Effect.promise(() => Promise.all([freePort(), freePort(), freePort(), freePort()]))
-    const ports: Ports = { idp, policy, twin, mqtt }
+    const [idp, policy, twin, mqtt, mail] = yield* Effect.promise(() => Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]))
+    const ports: Ports = { idp, policy, twin, mqtt, mail }
     if (options.mqttTaken) {
       // Another broker on the MQTT port (a local Mosquitto, as on many newcomers' machines).
       yield* Effect.acquireRelease(
