@@ -1,0 +1,111 @@
+/**
+ * Upload bombs and YAML bombs (issue 19 point 3): answered with a 4xx that says why, quickly,
+ * without the service's memory growing by what the bomb would expand to.
+ */
+import { expect } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { detailOf, request } from "./support/Http.js"
+import { Stack } from "./support/Stack.js"
+import type { It } from "./support/Types.js"
+import { docxBomb } from "./support/ZipBomb.js"
+
+export interface BombOutcome {
+  readonly service: string
+  readonly bomb: string
+  readonly sentBytes: number
+  readonly status: number
+  readonly ms: number
+  /** Growth of this process's resident memory (every service runs in it), in MB. */
+  readonly rssGrowthMb: number
+}
+
+export const bombOutcomes: Array<BombOutcome> = []
+
+const mb = 1024 * 1024
+
+/** A bundle whose aliases expand to 9^9 (387 million) strings: billion laughs. */
+export const billionLaughs = [
+  "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]",
+  ..."bcdefghi".split("").map((name, i) => {
+    const previous = "abcdefghi"[i]!
+    return `${name}: &${name} [${Array.from({ length: 9 }, () => `*${previous}`).join(", ")}]`
+  }),
+  "community: *i"
+].join("\n") + "\n"
+
+/** Collections nested 50,000 deep, in flow and in block style. */
+export const deepFlow = `community: ${"[".repeat(50_000)}${"]".repeat(50_000)}\n`
+export const deepBlock = "community:\n" + Array.from({ length: 3_000 }, (_, i) => `${" ".repeat(2 * (i + 1))}a:`).join("\n") + " 1\n"
+
+const timed = <A>(f: () => Promise<A>) =>
+  Effect.promise(async () => {
+    global.gc?.()
+    const rss = process.memoryUsage().rss
+    const started = performance.now()
+    const value = await f()
+    return { value, ms: Math.round(performance.now() - started), rssGrowthMb: Math.round((process.memoryUsage().rss - rss) / mb) }
+  })
+
+const multipart = (field: string, name: string, bytes: Uint8Array, type: string) => {
+  const form = new FormData()
+  form.append(field, new Blob([bytes], { type }), name)
+  return form
+}
+
+export const bombTests = (it: It) => {
+  it.effect("assistant: a DOCX ZIP bomb, an oversized PDF and a declared huge body are 4xx fast, without memory blow-up", () =>
+    Effect.gen(function*() {
+      const { idp, urls } = yield* Stack
+      const token = yield* Effect.orDie(idp.mint("participant", { client: "rec-frontend" }))
+      const upload = (body: FormData | Uint8Array, headers: Record<string, string> = {}) =>
+        timed(() => request("POST", `${urls.assistant}/upload`, { token, body, headers, timeoutMs: 120_000 }))
+
+      // 1 GB of XML in a file of about 1 MB.
+      const bomb = docxBomb(1024 * mb)
+      const docx = yield* upload(multipart("file", "bomb.docx", bomb, "application/vnd.openxmlformats-officedocument.wordprocessingml.document"))
+      bombOutcomes.push({ service: "assistant", bomb: "DOCX ZIP bomb (1 GB of XML)", sentBytes: bomb.length, status: docx.value.status, ms: docx.ms, rssGrowthMb: docx.rssGrowthMb })
+      expect(docx.value.status, docx.value.text.slice(0, 300)).toBeGreaterThanOrEqual(400)
+      expect(docx.value.status).toBeLessThan(500)
+      expect(detailOf(docx.value.body)).toBeDefined()
+      expect(docx.rssGrowthMb).toBeLessThan(512)
+
+      // Over ASSISTANT_MAX_UPLOAD_BYTES (2 MiB in the stack): 413, not read to the end.
+      const pdf = new Uint8Array(3 * mb)
+      pdf.set(new TextEncoder().encode("%PDF-1.7\n"))
+      const huge = yield* upload(multipart("file", "huge.pdf", pdf, "application/pdf"))
+      bombOutcomes.push({ service: "assistant", bomb: "PDF over the upload limit (3 MiB)", sentBytes: pdf.length, status: huge.value.status, ms: huge.ms, rssGrowthMb: huge.rssGrowthMb })
+      expect(huge.value.status, huge.value.text.slice(0, 300)).toBe(413)
+      expect(detailOf(huge.value.body)).toMatch(/larger than/)
+
+      // A body declared far over the service's limit is refused before it is read.
+      const declared = yield* timed(() =>
+        fetch(`${urls.assistant}/upload`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "multipart/form-data; boundary=x", "content-length": String(10 * 1024 * mb) },
+          body: "--x\r\n",
+          signal: AbortSignal.timeout(30_000)
+        }).then(async (r) => ({ status: r.status, body: await r.json().catch(() => null) }), () => ({ status: 0, body: null }))
+      )
+      bombOutcomes.push({ service: "assistant", bomb: "Content-Length of 10 GiB", sentBytes: 5, status: declared.value.status, ms: declared.ms, rssGrowthMb: declared.rssGrowthMb })
+      expect([0, 413]).toContain(declared.value.status)
+      // The service is still answering.
+      expect((yield* Effect.promise(() => request("GET", `${urls.assistant}/health`))).status).toBe(200)
+    }), 180_000)
+
+  it.effect("registry: billion laughs and 50,000-deep YAML in an import are a 4xx naming the limit, fast", () =>
+    Effect.gen(function*() {
+      const { idp, urls } = yield* Stack
+      const token = yield* Effect.orDie(idp.mint("admin", { client: "rec-frontend" }))
+      for (const [bomb, text] of [["billion laughs (9^9 aliases)", billionLaughs], ["flow nesting 50,000 deep", deepFlow], ["block nesting 3,000 deep", deepBlock]] as const) {
+        const bytes = new TextEncoder().encode(text)
+        const reply = yield* timed(() =>
+          request("POST", `${urls.registry}/admin/import`, { token, body: multipart("file", "bundle.yaml", bytes, "application/yaml"), timeoutMs: 60_000 })
+        )
+        bombOutcomes.push({ service: "registry", bomb, sentBytes: bytes.length, status: reply.value.status, ms: reply.ms, rssGrowthMb: reply.rssGrowthMb })
+        expect(reply.value.status, `${bomb}: ${reply.value.text.slice(0, 300)}`).toBeGreaterThanOrEqual(400)
+        expect(reply.value.status).toBeLessThan(500)
+        expect(detailOf(reply.value.body), bomb).toBeDefined()
+        expect(reply.rssGrowthMb, bomb).toBeLessThan(256)
+      }
+    }), 120_000)
+}
