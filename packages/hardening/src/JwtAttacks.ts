@@ -7,7 +7,7 @@
  * - HS/RS confusion: `HS256`, signed with the public key as the HMAC secret (as PEM and as JWK);
  * - a key the JWKS does not hold: an unknown `kid`, and the real `kid` signed by another key;
  * - a payload changed after signing (the `sub` of someone else);
- * - oversized: 15 KB (under the HTTP header limit) and 40 KB (over it);
+ * - oversized: 12 KB (under Node's 16 KB header limit) and 54 KB (over it);
  * - malformed: not three segments, segments that are not base64url JSON.
  *
  * The attacks that need the provider's own key (expired, not yet valid, wrong issuer, wrong
@@ -64,8 +64,8 @@ export const forge = async (valid: string, jwks: { readonly keys: ReadonlyArray<
       name: "payload changed after signing",
       token: `${headerPart}.${b64({ ...payload, sub: "00000000-0000-4000-8000-000000000001" })}.${signature}`
     },
-    { name: "oversized (15 KB)", token: padded(15 * 1024) },
-    { name: "oversized (40 KB, past the HTTP header limit)", token: padded(40 * 1024) },
+    { name: "oversized (12 KB)", token: padded(9 * 1024) },
+    { name: "oversized (54 KB, past the HTTP header limit)", token: padded(40 * 1024) },
     { name: "malformed (two segments)", token: `${headerPart}.${b64(payload)}` },
     { name: "malformed (not base64url JSON)", token: "eyJ!!!.***.@@@" }
   ]

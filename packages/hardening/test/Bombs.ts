@@ -3,6 +3,7 @@
  * without the service's memory growing by what the bomb would expand to.
  */
 import { expect } from "@effect/vitest"
+import { checkFile } from "@rec/owners"
 import * as Effect from "effect/Effect"
 import { detailOf, request } from "./support/Http.js"
 import { Stack } from "./support/Stack.js"
@@ -69,11 +70,12 @@ export const bombTests = (it: It) => {
       expect(detailOf(docx.value.body)).toBeDefined()
       expect(docx.rssGrowthMb).toBeLessThan(512)
 
-      // Over ASSISTANT_MAX_UPLOAD_BYTES (2 MiB in the stack): 413, not read to the end.
-      const pdf = new Uint8Array(3 * mb)
+      // Over ASSISTANT_MAX_UPLOAD_BYTES (2 MiB in the stack), under the body limit (3 MiB): the
+      // assistant counts while reading and stops at the limit, 413.
+      const pdf = new Uint8Array(2 * mb + 200 * 1024)
       pdf.set(new TextEncoder().encode("%PDF-1.7\n"))
       const huge = yield* upload(multipart("file", "huge.pdf", pdf, "application/pdf"))
-      bombOutcomes.push({ service: "assistant", bomb: "PDF over the upload limit (3 MiB)", sentBytes: pdf.length, status: huge.value.status, ms: huge.ms, rssGrowthMb: huge.rssGrowthMb })
+      bombOutcomes.push({ service: "assistant", bomb: "PDF over the upload limit (2.2 MiB)", sentBytes: pdf.length, status: huge.value.status, ms: huge.ms, rssGrowthMb: huge.rssGrowthMb })
       expect(huge.value.status, huge.value.text.slice(0, 300)).toBe(413)
       expect(detailOf(huge.value.body)).toMatch(/larger than/)
 
@@ -108,4 +110,20 @@ export const bombTests = (it: It) => {
         expect(reply.rssGrowthMb, bomb).toBeLessThan(256)
       }
     }), 120_000)
+
+  it("owners registry files: billion laughs and deep nesting are reported problems, not exceptions", () => {
+    for (const [bomb, text] of [
+      ["billion laughs", billionLaughs.replace("community: *i", "owners: *i")],
+      ["flow nesting 50,000 deep", deepFlow.replace("community:", "owners:")]
+    ] as const) {
+      const started = performance.now()
+      const checked = checkFile({ file: "owners.yaml", text })
+      const ms = Math.round(performance.now() - started)
+      bombOutcomes.push({ service: "owners (registry's OWNERS_FILE)", bomb, sentBytes: text.length, status: 0, ms, rssGrowthMb: 0 })
+      expect(checked.entries).toEqual([])
+      expect(checked.problems.map((p) => p.rule)).toEqual(["yaml"])
+      expect(checked.problems[0]!.message).toMatch(/^invalid YAML: /)
+      expect(ms).toBeLessThan(20_000)
+    }
+  })
 }

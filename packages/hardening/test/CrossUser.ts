@@ -49,7 +49,7 @@ export const crossUserTests = (it: It) => {
         }
       })
       expect(ingest.status, ingest.text).toBe(200)
-      const own = yield* call("GET", `${nudging}/notifications?community_id=${community}`, { token: giulia })
+      const own = yield* call("GET", `${nudging}/notifications?user_id=${users.giulia.sub}&community_id=${community}`, { token: giulia })
       expect(own.status, own.text).toBe(200)
       const items = (own.body as { items: Array<{ id: string; read_at: string | null }> }).items
       expect(items.length).toBeGreaterThan(0)
@@ -65,7 +65,7 @@ export const crossUserTests = (it: It) => {
       expect(after.status).toBe(200)
       expect((after.body as { read_at: string | null }).read_at).toBeNull()
       // Another user's id in the list's filter does not list them either.
-      const filtered = yield* call("GET", `${nudging}/notifications?community_id=${community}&user_id=${users.giulia.sub}`, { token: luca })
+      const filtered = yield* call("GET", `${nudging}/notifications?user_id=${users.giulia.sub}&community_id=${community}`, { token: luca })
       crossUserOutcomes.push({ service: "nudging", attempt: "list with another user's user_id", status: filtered.status })
       expect(filtered.status).toBeGreaterThanOrEqual(400)
       expect(filtered.text).not.toContain(id)
@@ -76,14 +76,14 @@ export const crossUserTests = (it: It) => {
       const { urls } = yield* Stack
       const giulia = yield* userToken(users.giulia.name)
       const luca = yield* userToken(users.luca.name)
-      const before = yield* call("GET", `${urls.nudging}/preferences?community_id=${community}`, { token: luca })
+      const before = yield* call("GET", `${urls.nudging}/preferences?user_id=${users.luca.sub}&community_id=${community}`, { token: luca })
       const set = yield* call("PUT", `${urls.nudging}/preferences`, {
         token: giulia,
         json: { user_id: users.luca.sub, community_id: community, max_per_day: 7 }
       })
       crossUserOutcomes.push({ service: "nudging", attempt: "PUT preferences naming another user_id", status: set.status })
       // Either refused, or applied to the caller: never to the user named.
-      const after = yield* call("GET", `${urls.nudging}/preferences?community_id=${community}`, { token: luca })
+      const after = yield* call("GET", `${urls.nudging}/preferences?user_id=${users.luca.sub}&community_id=${community}`, { token: luca })
       expect(after.body).toEqual(before.body)
       const gateway = urls["participant-gateway"]
       const lucaSettings = yield* call("GET", `${gateway}/api/settings`, { token: luca })
@@ -133,7 +133,7 @@ export const crossUserTests = (it: It) => {
       const created = yield* call("POST", `${base}/api/alert-rules`, { token: alto, json: { risk_types: ["heat"], threshold: "WARNING" } })
       expect(created.status, created.text).toBe(201)
       const rule = created.body as { id: string }
-      expectNotFound("grid-gateway", "PATCH another user's alert rule", yield* call("PATCH", `${base}/api/alert-rules/${rule.id}`, { token: valsugana, json: { threshold: "ALARM" } }))
+      expectNotFound("grid-gateway", "PATCH another user's alert rule", yield* call("PATCH", `${base}/api/alert-rules/${rule.id}`, { token: valsugana, json: { threshold: "ALERT" } }))
       expectNotFound("grid-gateway", "DELETE another user's alert rule", yield* call("DELETE", `${base}/api/alert-rules/${rule.id}`, { token: valsugana }))
       const listed = (yield* call("GET", `${base}/api/alert-rules`, { token: alto })).body as Array<{ id: string; threshold: string }>
       expect(listed.find((r) => r.id === rule.id)?.threshold).toBe("WARNING")

@@ -34,6 +34,7 @@ layer(stackLayer({ postgres: postgresSkip === undefined }), { excludeTestService
     const output = process.env["HARDENING_REPORT"]
     if (output !== undefined) fs.writeFileSync(output, JSON.stringify(report, null, 2))
     console.log(FuzzReport.markdown(fuzzRuns))
+    console.log(JSON.stringify({ bombs: bombOutcomes, logs: logScans }, null, 1))
     expect(jwtOutcomes.length).toBeGreaterThan(100)
   })
 })

@@ -93,11 +93,14 @@ export const ssrfTests = (it: It) => {
         expect(reply.status, `${ref}: ${reply.text.slice(0, 200)}`).toBe(400)
         expect(detailOf(reply.body), ref).toBeDefined()
       }
-      // A repository URL in the body is not part of the contract: refused, not used.
+      // A repository URL in the body is not part of the contract: ignored, the configured repository is synced.
       const other = yield* Effect.promise(() =>
         request("POST", `${urls.assistant}/admin/training-materials/sync`, { token, json: { repository: "https://169.254.169.254/x.git" } })
       )
-      ssrfOutcomes.push({ service: "assistant", input: "repository in the body", status: other.status, detail: detailOf(other.body) })
-      expect(other.status).toBe(400)
+      ssrfOutcomes.push({ service: "assistant", input: "repository URL in the body", status: other.status, detail: detailOf(other.body) })
+      expect(other.status, other.text.slice(0, 300)).toBe(200)
+      const synced = other.body as { git: { repository: string } }
+      expect(synced.git.repository).not.toContain("169.254")
+      expect(synced.git.repository).toMatch(/training-materials$/)
     }), 60_000)
 }

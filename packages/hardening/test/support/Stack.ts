@@ -31,7 +31,7 @@ import { migrations as gridMigrations } from "@rec/grid-gateway-service/migratio
 import { Http as NudgingHttp, migrations as nudgingMigrations } from "@rec/nudging-service"
 import { Http as ParticipantHttp, migrations as participantMigrations } from "@rec/participant-gateway-service"
 import { Logging } from "@rec/platform"
-import { Http as PolicyHttp } from "@rec/policy-service"
+import { Audit, Http as PolicyHttp } from "@rec/policy-service"
 import { decodeRegistry, Owners } from "@rec/owners"
 import { Http as RegistryHttp, migrations as registryMigrations, Updates } from "@rec/registry-service"
 import * as ConfigProvider from "effect/ConfigProvider"
@@ -100,7 +100,7 @@ export const sentAlerts: Array<unknown> = []
 /** The dev identity provider's participants of the simulator's community. */
 export const users = {
   giulia: { name: "participant", sub: "52409e36-6d23-45ed-bb1e-d6c564a2f454" },
-  luca: { name: "consumer", sub: "cc28f729-6d12-46a8-bdfe-c8b6952a99e0" }
+  luca: { name: "participant-consumer", sub: "cc28f729-6d12-46a8-bdfe-c8b6952a99e0" }
 } as const
 
 const community = "it-energy-community"
@@ -199,7 +199,9 @@ const make = (options: StackOptions, logs: Array<string>) =>
     const broker = yield* EmbeddedBroker.EmbeddedBroker.pipe(
       Effect.provide(EmbeddedBroker.layer({ port: 0 }).pipe(Layer.provide(EmbeddedBroker.allowAll)))
     )
-    const policy = yield* serve(PolicyHttp.makeTest({ engine }), { ...oidc, RATE_LIMIT_RELOAD: "off" })
+    // The policy service's audit records (one per decision) are log lines of their own.
+    const audit = Layer.succeed(Audit.AuditSink, { write: (record: Audit.AuditRecord) => void logs.push(Audit.format(record)) })
+    const policy = yield* serve(PolicyHttp.makeTest({ engine }).pipe(Layer.provide(audit)), { ...oidc, RATE_LIMIT_RELOAD: "off" })
     const registry = yield* serve(
       RegistryHttp.makeTest({
         engine,
