@@ -87,7 +87,7 @@ export const crossUserTests = (it: It) => {
       expect(after.body).toEqual(before.body)
       const gateway = urls["participant-gateway"]
       const lucaSettings = yield* call("GET", `${gateway}/api/settings`, { token: luca })
-      const changed = yield* call("PUT", `${gateway}/api/settings`, { token: giulia, json: { max_per_day: 4 } })
+      const changed = yield* call("PUT", `${gateway}/api/settings`, { token: giulia, json: { notifications_enabled: true, preferred_language: "it", max_per_day: 4 } })
       expect(changed.status, changed.text).toBe(200)
       expect((yield* call("GET", `${gateway}/api/settings`, { token: luca })).body).toEqual(lucaSettings.body)
     }), 120_000)
