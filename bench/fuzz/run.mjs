@@ -33,7 +33,7 @@ const vitest = spawnSync(
   {
     cwd: root,
     stdio: ["ignore", "inherit", "inherit"],
-    env: { ...process.env, HARDENING_FUZZ_RUNS: String(runs), HARDENING_FUZZ_SEED: String(seed), HARDENING_REPORT: report }
+    env: { ...process.env, HARDENING_FUZZ_IDENTITIES: "all", HARDENING_FUZZ_RUNS: String(runs), HARDENING_FUZZ_SEED: String(seed), HARDENING_REPORT: report }
   }
 )
 const seconds = Math.round((Date.now() - started) / 1000)

@@ -19,7 +19,7 @@ import { FuzzReport } from "../src/index.js"
 
 // The nudging service on the machine's PostgreSQL (a password in its URL for the log search);
 // PGlite when there is no server (CI has one: REC_REQUIRE_SERVICES=1 makes its absence a failure).
-const postgresSkip = await Testing.postgresSkipReason()
+const postgresSkip = process.env["HARDENING_POSTGRES"] === "0" ? "HARDENING_POSTGRES=0" : await Testing.postgresSkipReason()
 
 layer(stackLayer({ postgres: postgresSkip === undefined }), { excludeTestServices: true, timeout: "300 seconds" })("every service", (it) => {
   describe("JWT attacks", () => jwtTests(it))

@@ -332,6 +332,8 @@ export const run = async <Id extends string, Groups extends HttpApiGroup.HttpApi
             method: endpoint.method,
             headers,
             body: c.body === undefined ? undefined : typeof c.body.bytes === "string" ? encoder.encode(c.body.bytes) : c.body.bytes,
+            // A redirect is an answer of its own (following it would test another server).
+            redirect: "manual",
             signal: AbortSignal.timeout(15_000)
           })
           status = response.status
