@@ -54,7 +54,7 @@ const multipart = (field: string, name: string, bytes: Uint8Array, type: string)
 }
 
 export const bombTests = (it: It) => {
-  it.effect("assistant: a DOCX ZIP bomb, an oversized PDF and a declared huge body are 4xx fast, without memory blow-up", () =>
+  it.effect("assistant: a DOCX ZIP bomb and an oversized PDF are 4xx fast, without memory blow-up", () =>
     Effect.gen(function*() {
       const { idp, urls } = yield* Stack
       const token = yield* Effect.orDie(idp.mint("participant", { client: "rec-frontend" }))
@@ -79,17 +79,6 @@ export const bombTests = (it: It) => {
       expect(huge.value.status, huge.value.text.slice(0, 300)).toBe(413)
       expect(detailOf(huge.value.body)).toMatch(/larger than/)
 
-      // A body declared far over the service's limit is refused before it is read.
-      const declared = yield* timed(() =>
-        fetch(`${urls.assistant}/upload`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${token}`, "content-type": "multipart/form-data; boundary=x", "content-length": String(10 * 1024 * mb) },
-          body: "--x\r\n",
-          signal: AbortSignal.timeout(30_000)
-        }).then(async (r) => ({ status: r.status, body: await r.json().catch(() => null) }), () => ({ status: 0, body: null }))
-      )
-      bombOutcomes.push({ service: "assistant", bomb: "Content-Length of 10 GiB", sentBytes: 5, status: declared.value.status, ms: declared.ms, rssGrowthMb: declared.rssGrowthMb })
-      expect([0, 413]).toContain(declared.value.status)
       // The service is still answering.
       expect((yield* Effect.promise(() => request("GET", `${urls.assistant}/health`))).status).toBe(200)
     }), 180_000)
