@@ -58,9 +58,9 @@ const targets: ReadonlyArray<Target> = [
   },
   // The nudging service: left out unless HARDENING_FUZZ_NUDGING=1. Fuzzed in this stack, the whole
   // process stops answering during its ingest endpoints (every server in it, PGlite and
-  // PostgreSQL alike; the event loop is blocked, a debugger cannot pause it). The same requests
-  // against the nudging service alone pass, so it depends on what the stack's earlier requests
-  // left (deliveries of ingested samples are the suspect). Open: docs/reliability.md §1.
+  // PostgreSQL alike, with or without SMTP; the event loop is blocked, a debugger cannot pause
+  // it). The same mutations against the nudging service alone pass: an earlier generated valid
+  // ingest sample is the likely trigger. Open: docs/reliability.md §1.
   ...(process.env["HARDENING_FUZZ_NUDGING"] === "1"
     ? [{ service: "nudging" as const, fuzz: (o: ContractFuzz.Options) => ContractFuzz.run(NudgingApi, o), identities: ["svc-grid", "participant"], healthPath: "/health", endpoints: 18 }]
     : []),
