@@ -41,7 +41,19 @@ export const parseYaml = (file: string, text: string): YamlSource => {
     message: error.message,
     position: toPosition(error.pos[0])
   }))
-  const value = errors.length === 0 ? document.toJS({ maxAliasCount: 1000 }) : undefined
+  let value: unknown = undefined
+  if (errors.length === 0) {
+    try {
+      value = document.toJS({ maxAliasCount: 1000 })
+    } catch (error) {
+      // A billion-laughs document (aliases that would expand past `maxAliasCount`) or one nested
+      // past the stack: a problem of the file, reported with the others, not an exception.
+      const reason = error instanceof RangeError
+        ? "the document nests collections too deeply"
+        : `the document's aliases would expand too far (${error instanceof Error ? error.message : String(error)})`
+      errors.push({ message: reason, position: toPosition(0) })
+    }
+  }
 
   const positionOf = (path: JsonPath, at: "key" | "value" = "value"): Position => {
     let node: unknown = document.contents

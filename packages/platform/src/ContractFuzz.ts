@@ -11,7 +11,12 @@
  * - **mutated**: one field removed, one field of the wrong type, a 100 KB string, nesting past
  *   the kit's limit, `null`/an array/a string as the body, invalid UTF-8, the wrong content type,
  *   path traversal in path parameters (`../`, `%2e%2e%2f`, `..%2f`), absurd query values
- *   (`-1`, `1e309`, `NaN`, 10,000 characters, arrays where one value is expected).
+ *   (`-1`, `1e309`, `NaN`, 10,000 characters, arrays where one value is expected), invalid UTF-8
+ *   (`%FF`) in path parameters and query values, CR/LF in path parameters, no body at all, a
+ *   multipart body where JSON is expected, and with `maxBodyBytes` a body one byte over it.
+ *
+ * `report.byKind` counts the answers per mutation kind and status (`{"wrong type": {"400": 12}}`),
+ * so a run shows what each kind of bad input got.
  *
  * ```ts
  * const report = await ContractFuzz.run(Api, { baseUrl, token, runs: 20, seed: 42 })
@@ -46,6 +51,14 @@ export interface Options {
   readonly headers?: Readonly<Record<string, string>> | undefined
   /** Where the liveness probe is (default `/health`). */
   readonly healthPath?: string | undefined
+  /**
+   * Which endpoints get the token: `secured` (default) those behind a security middleware of the
+   * contract, `every` all of them (services that authenticate in their handlers or a router
+   * middleware the contract does not declare).
+   */
+  readonly tokenOn?: "secured" | "every" | undefined
+  /** The service's body limit: when given, a JSON body one byte over it is sent too (a 413 expected). */
+  readonly maxBodyBytes?: number | undefined
 }
 
 export interface Finding {
@@ -62,13 +75,19 @@ export interface Report {
   /** Answers by status class (`2xx`, `4xx`, ...). */
   readonly statuses: Readonly<Record<string, number>>
   readonly findings: ReadonlyArray<Finding>
+  /** Answers per mutation kind (`valid`, `wrong type`, `path traversal`, ...) and exact status. */
+  readonly byKind: Readonly<Record<string, Readonly<Record<string, number>>>>
 }
 
 interface Case {
   readonly name: string
+  /** The mutation kind, for the report (`valid`, `wrong type`, `path traversal`, ...). */
+  readonly kind: string
   readonly path: string
   readonly query: ReadonlyArray<readonly [string, string]>
   readonly body?: { readonly bytes: Uint8Array | string; readonly contentType: string } | undefined
+  /** Appended to the query string as it is (not encoded again). */
+  readonly rawQuery?: string | undefined
 }
 
 const encoder = new TextEncoder()
@@ -96,41 +115,49 @@ const sampler = (schema: Schema.Schema.Any | undefined, seed: number) => {
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** Mutations of an encoded JSON body. */
-const bodyMutations = (value: unknown): ReadonlyArray<readonly [string, unknown]> => {
-  const out: Array<readonly [string, unknown]> = [
-    ["body null", null],
-    ["body array", [value]],
-    ["body string", "x"],
-    ["body huge string", "x".repeat(100_000)],
-    ["body nested past the limit", JSON.parse("[".repeat(200) + "]".repeat(200))]
+const bodyMutations = (value: unknown): ReadonlyArray<readonly [string, unknown, string]> => {
+  const out: Array<readonly [string, unknown, string]> = [
+    ["body null", null, "wrong body shape"],
+    ["body array", [value], "wrong body shape"],
+    ["body string", "x", "wrong body shape"],
+    ["body huge string", "x".repeat(100_000), "huge string"],
+    ["body nested past the limit", JSON.parse("[".repeat(200) + "]".repeat(200)), "deep nesting"]
   ]
   if (isRecord(value)) {
     const keys = Object.keys(value)
     for (const key of keys.slice(0, 4)) {
       const { [key]: _, ...without } = value
-      out.push([`without ${key}`, without])
+      out.push([`without ${key}`, without, "missing field"])
       const current = value[key]
       const wrong = typeof current === "string" ? 12345 : typeof current === "number" ? "not a number" : typeof current === "boolean" ? "yes" : 7
-      out.push([`${key} wrong type`, { ...value, [key]: wrong }])
-      out.push([`${key} huge`, { ...value, [key]: "y".repeat(100_000) }])
-      out.push([`${key} deep`, { ...value, [key]: JSON.parse("[".repeat(100) + "]".repeat(100)) }])
+      out.push([`${key} wrong type`, { ...value, [key]: wrong }, "wrong type"])
+      out.push([`${key} huge`, { ...value, [key]: "y".repeat(100_000) }, "huge string"])
+      out.push([`${key} deep`, { ...value, [key]: JSON.parse("[".repeat(100) + "]".repeat(100)) }, "deep nesting"])
     }
-    out.push(["unknown field", { ...value, unexpected_field: { nested: true } }])
+    out.push(["unknown field", { ...value, unexpected_field: { nested: true } }, "unknown field"])
   }
   return out
 }
 
 const traversals = ["../../etc/passwd", "..%2f..%2fetc%2fpasswd", "%2e%2e%2f%2e%2e%2f", "..\\..\\windows", "a/../../b", "%00", "x".repeat(5000)]
+/** Path or query values sent as they are (not percent-encoded again): invalid UTF-8, CR/LF. */
+const rawPathValues: ReadonlyArray<readonly [string, string]> = [
+  ["invalid UTF-8", "%FF%FE%80"],
+  ["CR/LF", "x%0D%0ASet-Cookie:%20a=b"]
+]
+/** A JSON body of `bytes` bytes. */
+const bodyOfSize = (bytes: number) => `{"padding":"${"z".repeat(Math.max(0, bytes - 14))}"}`
 const absurd = ["-1", "1e309", "NaN", "99999999999999999999999", "", "z".repeat(10_000), "<script>", "' OR 1=1 --"]
 
-const fill = (template: string, params: Readonly<Record<string, string>>): string =>
-  template.replace(/:(\w+)\??/g, (_, name: string) => encodeURIComponent(params[name] ?? "x"))
+const fill = (template: string, params: Readonly<Record<string, string>>, raw: ReadonlySet<string> = new Set()): string =>
+  template.replace(/:(\w+)\??/g, (_, name: string) => (raw.has(name) ? params[name] ?? "x" : encodeURIComponent(params[name] ?? "x")))
 
 /** The cases of one endpoint for one sample. */
 const casesOf = (
   endpoint: HttpApiEndpoint,
   draw: { path?: unknown; query?: unknown; payload?: unknown },
-  prefix: string
+  prefix: string,
+  maxBodyBytes?: number
 ): ReadonlyArray<Case> => {
   const params: Record<string, string> = {}
   if (isRecord(draw.path)) for (const [k, v] of Object.entries(draw.path)) params[k] = String(v)
@@ -143,8 +170,9 @@ const casesOf = (
     }
   }
   const cases: Array<Case> = []
-  const json = (name: string, value: unknown): Case => ({
+  const json = (name: string, value: unknown, kind: string): Case => ({
     name,
+    kind,
     path,
     query,
     body: { bytes: JSON.stringify(value) ?? "null", contentType: "application/json" }
@@ -152,30 +180,45 @@ const casesOf = (
   const hasBody = endpoint.method !== "GET" && endpoint.method !== "DELETE" && endpoint.method !== "HEAD"
   if (hasBody && endpoint.payloadIsJson) {
     const payload = draw.payload
-    cases.push(json("valid", payload))
-    for (const [name, value] of bodyMutations(payload)) cases.push(json(name, value))
+    cases.push(json("valid", payload, "valid"))
+    for (const [name, value, kind] of bodyMutations(payload)) cases.push(json(name, value, kind))
     const text = JSON.stringify(payload) ?? "null"
     if (text.startsWith("{") && text.length > 2) {
-      cases.push({ name: "__proto__ key", path, query, body: { bytes: `{"__proto__":{"polluted":true},${text.slice(1)}`, contentType: "application/json" } })
+      cases.push({ name: "__proto__ key", kind: "__proto__ key", path, query, body: { bytes: `{"__proto__":{"polluted":true},${text.slice(1)}`, contentType: "application/json" } })
     }
-    cases.push({ name: "invalid UTF-8", path, query, body: { bytes: new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]), contentType: "application/json" } })
-    cases.push({ name: "not JSON", path, query, body: { bytes: "{\"a\":", contentType: "application/json" } })
-    cases.push({ name: "wrong content type", path, query, body: { bytes: JSON.stringify(payload) ?? "", contentType: "text/plain" } })
-    cases.push({ name: "form instead of JSON", path, query, body: { bytes: "a=1&b=%ff", contentType: "application/x-www-form-urlencoded" } })
+    cases.push({ name: "invalid UTF-8", kind: "invalid UTF-8", path, query, body: { bytes: new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]), contentType: "application/json" } })
+    cases.push({ name: "not JSON", kind: "not JSON", path, query, body: { bytes: "{\"a\":", contentType: "application/json" } })
+    cases.push({ name: "wrong content type", kind: "wrong content type", path, query, body: { bytes: JSON.stringify(payload) ?? "", contentType: "text/plain" } })
+    cases.push({ name: "form instead of JSON", kind: "wrong content type", path, query, body: { bytes: "a=1&b=%ff", contentType: "application/x-www-form-urlencoded" } })
+    cases.push({
+      name: "multipart instead of JSON",
+      kind: "wrong content type",
+      path,
+      query,
+      body: { bytes: "--b\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--b--\r\n", contentType: "multipart/form-data; boundary=b" }
+    })
+    cases.push({ name: "no body", kind: "missing body", path, query })
+    if (maxBodyBytes !== undefined) {
+      cases.push({ name: "body over the size limit", kind: "oversized body", path, query, body: { bytes: bodyOfSize(maxBodyBytes + 1), contentType: "application/json" } })
+    }
   } else {
-    cases.push({ name: "valid", path, query })
+    cases.push({ name: "valid", kind: "valid", path, query })
   }
   const names = endpoint.pathParams
   for (const name of names.slice(0, 2)) {
     for (const bad of traversals) {
-      cases.push({ name: `path ${name} ${bad.slice(0, 20)}`, path: prefix + fill(endpoint.path, { ...params, [name]: bad }), query })
+      cases.push({ name: `path ${name} ${bad.slice(0, 20)}`, kind: bad.length > 100 ? "huge string" : "path traversal", path: prefix + fill(endpoint.path, { ...params, [name]: bad }), query })
+    }
+    for (const [kind, bad] of rawPathValues) {
+      cases.push({ name: `path ${name} ${kind}`, kind, path: prefix + fill(endpoint.path, { ...params, [name]: bad }, new Set([name])), query })
     }
   }
   for (const name of endpoint.queryParams.slice(0, 3)) {
     for (const bad of absurd) {
-      cases.push({ name: `query ${name}=${bad.slice(0, 20)}`, path, query: [...query.filter(([k]) => k !== name), [name, bad]] })
+      cases.push({ name: `query ${name}=${bad.slice(0, 20)}`, kind: "absurd query", path, query: [...query.filter(([k]) => k !== name), [name, bad]] })
     }
-    cases.push({ name: `query ${name} repeated`, path, query: [...query, [name, "a"], [name, "b"]] })
+    cases.push({ name: `query ${name} repeated`, kind: "absurd query", path, query: [...query, [name, "a"], [name, "b"]] })
+    cases.push({ name: `query ${name} invalid UTF-8`, kind: "invalid UTF-8", path, query: query.filter(([k]) => k !== name), rawQuery: `${encodeURIComponent(name)}=%FF%FE` })
   }
   return cases
 }
@@ -258,6 +301,7 @@ export const run = async <Id extends string, Groups extends HttpApiGroup.HttpApi
   const prefix = options.pathPrefix ?? ""
   const findings: Array<Finding> = []
   const statuses: Record<string, number> = {}
+  const byKind: Record<string, Record<string, number>> = {}
   let requests = 0
   const endpoints = endpointsOf(api).filter((e) => !skip.has(`${e.method} ${e.path}`))
 
@@ -268,12 +312,13 @@ export const run = async <Id extends string, Groups extends HttpApiGroup.HttpApi
     for (let i = 0; i < runs; i++) {
       const draw = { path: paths?.(i), query: queries?.(i), payload: payloads?.(i) ?? {} }
       // Mutations do not depend on the sample beyond its shape: all of them on the first run only.
-      const cases = casesOf(endpoint, draw, prefix).filter((c) => i === 0 || c.name === "valid")
+      const cases = casesOf(endpoint, draw, prefix, options.maxBodyBytes).filter((c) => i === 0 || c.name === "valid")
       for (const c of cases) {
         const url = new URL(c.path, options.baseUrl)
         for (const [k, v] of c.query) url.searchParams.append(k, v)
+        if (c.rawQuery !== undefined) url.search = url.search === "" ? `?${c.rawQuery}` : `${url.search}&${c.rawQuery}`
         const headers: Record<string, string> = { ...options.headers }
-        if (endpoint.secured && options.token !== undefined) {
+        if ((endpoint.secured || options.tokenOn === "every") && options.token !== undefined) {
           const header = options.tokenHeader ?? "authorization"
           headers[header] = header === "authorization" ? `Bearer ${options.token}` : options.token
         }
@@ -287,16 +332,22 @@ export const run = async <Id extends string, Groups extends HttpApiGroup.HttpApi
             method: endpoint.method,
             headers,
             body: c.body === undefined ? undefined : typeof c.body.bytes === "string" ? encoder.encode(c.body.bytes) : c.body.bytes,
+            // A redirect is an answer of its own (following it would test another server).
+            redirect: "manual",
             signal: AbortSignal.timeout(15_000)
           })
           status = response.status
           text = await response.text()
         } catch (error) {
           findings.push({ endpoint: label, case: c.name, status: 0, problem: `no answer: ${String(error)}`, request: url.pathname })
+          const kind = (byKind[c.kind] ??= {})
+          kind["no answer"] = (kind["no answer"] ?? 0) + 1
           continue
         }
         const bucket = `${String(status)[0]}xx`
         statuses[bucket] = (statuses[bucket] ?? 0) + 1
+        const kind = (byKind[c.kind] ??= {})
+        kind[String(status)] = (kind[String(status)] ?? 0) + 1
         const request = `${url.pathname}${url.search.slice(0, 200)}`
         if (status >= 500) findings.push({ endpoint: label, case: c.name, status, problem: `5xx: ${text.slice(0, 300)}`, request })
         else if (status >= 400 && detailOf(text) === undefined) {
@@ -307,5 +358,5 @@ export const run = async <Id extends string, Groups extends HttpApiGroup.HttpApi
   }
   const health = await fetch(new URL(options.healthPath ?? "/health", options.baseUrl)).then((r) => r.status, () => 0)
   if (health !== 200) findings.push({ endpoint: "GET /health", case: "after fuzzing", status: health, problem: "the service is not healthy after the run", request: "/health" })
-  return { requests, endpoints: endpoints.length, statuses, findings }
+  return { requests, endpoints: endpoints.length, statuses, findings, byKind }
 }

@@ -21,6 +21,7 @@ import { marked, type Token, type Tokens } from "marked"
 import { extractText, getDocumentProxy, getMeta } from "unpdf"
 import type { Block } from "./Chunker.js"
 import { tidy } from "./Text.js"
+import * as zlib from "node:zlib"
 
 export type Kind = "pdf" | "docx" | "html" | "markdown" | "text"
 
@@ -284,7 +285,63 @@ export const parsePdf = async (bytes: Uint8Array): Promise<Parsed> => {
   }
 }
 
+/**
+ * The most a DOCX may expand to once unzipped (all its parts together). mammoth inflates every
+ * part into memory and converts the whole document at once: a 150 KB ZIP bomb expanding to
+ * 64 MB of XML held the service for 17 s and 600 MB of memory. Word documents of hundreds of
+ * pages stay far below this.
+ */
+export const maxDocxExpandedBytes = 32 * 1024 * 1024
+
+/**
+ * How many bytes the entries of a ZIP hold once inflated, inflating at most `limit + 1` of them
+ * (the sizes its headers declare are not trusted: a bomb can lie). `undefined` when the bytes are
+ * not a ZIP this can walk (mammoth then reports what is wrong with it); `limit + 1` once past it.
+ */
+export const zipExpandedSize = (bytes: Uint8Array, limit: number): number | undefined => {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  let end = -1
+  for (let i = bytes.length - 22; i >= Math.max(0, bytes.length - 22 - 65_535); i--) {
+    if (view.getUint32(i, true) === 0x06054b50) {
+      end = i
+      break
+    }
+  }
+  if (end < 0) return undefined
+  const entries = view.getUint16(end + 10, true)
+  let at = view.getUint32(end + 16, true)
+  let total = 0
+  for (let n = 0; n < entries; n++) {
+    if (at + 46 > bytes.length || view.getUint32(at, true) !== 0x02014b50) return undefined
+    const method = view.getUint16(at + 10, true)
+    const compressed = view.getUint32(at + 20, true)
+    const declared = view.getUint32(at + 24, true)
+    const local = view.getUint32(at + 42, true)
+    at += 46 + view.getUint16(at + 28, true) + view.getUint16(at + 30, true) + view.getUint16(at + 32, true)
+    if (local + 30 > bytes.length || view.getUint32(local, true) !== 0x04034b50) return undefined
+    const start = local + 30 + view.getUint16(local + 26, true) + view.getUint16(local + 28, true)
+    if (compressed === 0xffffffff || declared === 0xffffffff) return limit + 1 // ZIP64: 4 GB parts
+    if (method === 0) total += compressed
+    else if (method === 8) {
+      try {
+        total += zlib.inflateRawSync(bytes.subarray(start, start + compressed), { maxOutputLength: limit - total + 1 }).length
+      } catch (error) {
+        if (error instanceof RangeError) return limit + 1
+        return undefined
+      }
+    } else total += declared
+    if (total > limit) return limit + 1
+  }
+  return total
+}
+
 export const parseDocx = async (bytes: Uint8Array): Promise<Parsed> => {
+  const expanded = zipExpandedSize(bytes, maxDocxExpandedBytes)
+  if (expanded !== undefined && expanded > maxDocxExpandedBytes) {
+    throw new ParseFailure(
+      `the DOCX expands to more than ${maxDocxExpandedBytes} bytes once unzipped, the most this assistant reads (a ZIP bomb, or images too large)`
+    )
+  }
   let html: string
   try {
     html = (await mammoth.convertToHtml({ buffer: Buffer.from(bytes) })).value

@@ -14,19 +14,25 @@ import * as Schema from "effect/Schema"
 // ---------------------------------------------------------------------------------------------
 // Shared pieces
 
+/**
+ * No NUL characters: PostgreSQL cannot store them in text, so a NUL in an id (`%00` in a path)
+ * was a "database unavailable" 503 instead of a 400 (found by packages/hardening's fuzzing).
+ */
+const withoutNul = (s: string) => !s.includes("\u0000") || "must not contain NUL characters"
+
 /** User ids are the identity provider's `sub`, or an `email-ingest:<16 hex>` recipient group. */
-export const UserId = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)).annotations({
+export const UserId = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200), Schema.filter(withoutNul)).annotations({
   description: "The user's id (`sub` of their token), or `email-ingest:<16 hex>` for a group of e-mail recipients",
   examples: ["52409e36-6d23-45ed-bb1e-d6c564a2f454"]
 })
 
 /** A community id; empty means "no community". */
-export const CommunityId = Schema.String.pipe(Schema.maxLength(200)).annotations({
+export const CommunityId = Schema.String.pipe(Schema.maxLength(200), Schema.filter(withoutNul)).annotations({
   description: "Community id; the empty string stands for \"no community\"",
   examples: ["it-energy-community"]
 })
 
-export const NotificationId = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64))
+export const NotificationId = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64), Schema.filter(withoutNul))
 
 /** A timestamp on the wire: ISO 8601 in UTC. */
 export const Timestamp = Schema.String.annotations({

@@ -1,0 +1,3 @@
+export * as FuzzReport from "./FuzzReport.js"
+export * as JwtAttacks from "./JwtAttacks.js"
+export * as SecretScan from "./SecretScan.js"
