@@ -451,10 +451,19 @@ export const ClickRedirect = HttpApiSchema.Empty(303).annotations({
 
 export const ScheduledEventStatus = Schema.Literal("pending", "dispatched", "failed", "cancelled")
 
-/** An ISO 8601 date-time with a zone (`Z` or an offset), so the instant is unambiguous. */
+/**
+ * An ISO 8601 date-time with a zone (`Z` or an offset), so the instant is unambiguous.
+ *
+ * The `arbitrary` annotation draws valid values directly. Without it, fast-check (the kit's
+ * `ContractFuzz`, `Arbitrary.make`) drew random strings and kept only those passing the filter:
+ * practically none do, and its `filter` retries synchronously forever, which blocked the event
+ * loop of the whole process that fuzzed `POST /scheduled-events` (packages/hardening's stack).
+ */
 export const IsoDateTime = Schema.String.pipe(
   Schema.filter((s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(s) && !Number.isNaN(Date.parse(s)), {
-    message: () => "Expected an ISO 8601 date-time with a zone, e.g. 2026-05-03T16:45:00Z"
+    message: () => "Expected an ISO 8601 date-time with a zone, e.g. 2026-05-03T16:45:00Z",
+    arbitrary: () => (fc) =>
+      fc.date({ min: new Date("2000-01-01T00:00:00Z"), max: new Date("2100-01-01T00:00:00Z"), noInvalidDate: true }).map((d) => d.toISOString())
   })
 )
 
