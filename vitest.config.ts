@@ -1,8 +1,15 @@
 import { defineConfig } from "vitest/config"
 
 // One Vitest project per workspace package (each has its own vitest.config.ts).
+// Most test files wait on sockets, servers starting and timers rather than on the CPU, and
+// Vitest's default on a 2-core machine is one worker (CPUs - 1): three keep both cores busy.
+// REC_TEST_WORKERS overrides it (1 runs the files one at a time).
+const workers = Number(process.env["REC_TEST_WORKERS"] ?? 3)
+
 export default defineConfig({
   test: {
-    projects: ["packages/*/vitest.config.ts", "services/*/vitest.config.ts"]
+    projects: ["packages/*/vitest.config.ts", "services/*/vitest.config.ts"],
+    maxWorkers: workers,
+    minWorkers: 1
   }
 })

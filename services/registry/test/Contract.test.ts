@@ -54,7 +54,7 @@ layer(serviceLayer(), { excludeTestServices: true, timeout: "120 seconds" })("co
         expect(Object.keys(operation.requestBody?.content ?? {}), method).toEqual(["multipart/form-data"])
         expect(operation.responses["413"], method).toBeDefined()
       }
-      expect(Object.keys(spec.paths["/admin/import"]!.post!.responses).sort()).toEqual(["201", "400", "401", "403", "409", "413", "422", "503"])
+      expect(Object.keys(spec.paths["/admin/import"]!.post!.responses).sort()).toEqual(["201", "400", "401", "403", "409", "413", "422", "429", "503"])
       expect(Object.keys(spec.paths["/admin/export"]!.get!.responses["200"]?.content ?? {})).toEqual(["application/yaml"])
       expect(Object.keys(spec.paths["/.well-known/jsonld-context"]!.get!.responses)).toEqual(["302"])
       expect(spec.paths["/ready"]!.get!.responses["400"]).toBeUndefined()
