@@ -58,13 +58,24 @@ interface Session {
 
 const errorMessage = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause))
 
+/**
+ * PostgreSQL's 128 MB default buffer pool lives in PGlite's WebAssembly memory, which never
+ * shrinks: one embedded session serving a development platform needs far less (its data is small
+ * and the OS page cache still holds the files). `PGLITE_SHARED_BUFFERS` overrides it.
+ */
+const sharedBuffers = (): string => {
+  const value = process.env["PGLITE_SHARED_BUFFERS"]?.trim()
+  return value !== undefined && /^\d+(kB|MB|GB)?$/.test(value) ? value : "32MB"
+}
+
 const openSession = async (dataDir: string | undefined, acquireTimeout: Duration.Duration): Promise<Session> => {
   const unlock = dataDir === undefined ? () => undefined : dirLock.lock(dataDir)
   try {
     // PGlite creates the directory itself but not its parents.
     if (dataDir !== undefined) fs.mkdirSync(path.dirname(path.resolve(dataDir)), { recursive: true })
     const pglite = await PGlite.create(dataDir === undefined ? "memory://" : path.resolve(dataDir), {
-      extensions: { vector }
+      extensions: { vector },
+      startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffers()}`]
     })
     const session: { -readonly [K in keyof Session]: Session[K] } = {
       pglite,
