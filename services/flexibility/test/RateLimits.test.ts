@@ -10,20 +10,16 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { describe, expect, layer } from "@effect/vitest"
-import { Database, DatabaseConfig, DatabaseUrl, Testing } from "@rec/db"
+import { Database, Testing } from "@rec/db"
 import { DevIdp } from "@rec/dev-idp"
 import { DigitalTwinClient } from "@rec/digital-twin"
 import { Engines } from "@rec/policy"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
-import * as crypto from "node:crypto"
-import * as Pg from "pg"
 import * as Http from "../src/Http.js"
 import { migrations } from "../src/migrations/index.js"
 import { Nudges } from "../src/Nudges.js"
@@ -40,6 +36,7 @@ import {
   userToken,
   verifierFor
 } from "./support/Harness.js"
+import { SharedDatabase, sharedDatabase } from "./support/SharedDatabase.js"
 
 const commitment = (suggestion: string) => ({
   suggestion_id: suggestion,
@@ -91,35 +88,8 @@ layer(serviceLayer({ env: { RATE_LIMIT_COMMITMENTS: "2/24h" } }), { excludeTestS
 
 const skip = await Testing.postgresSkipReason()
 
-class SharedDatabase extends Context.Tag("test/RateLimitDatabase")<SharedDatabase, DatabaseConfig.DatabaseConfig>() {}
 
-const sharedDatabase = Layer.scoped(
-  SharedDatabase,
-  Effect.gen(function*() {
-    const target = Either.getOrThrow(DatabaseUrl.parse(Testing.testDatabaseUrl(), "unused"))
-    if (target._tag !== "Postgres") return yield* Effect.die(new Error("TEST_DATABASE_URL must be PostgreSQL"))
-    const name = `rec_test_${Date.now().toString(36)}_flexibility_limits_${crypto.randomBytes(3).toString("hex")}`
-    const admin = (sql: string) =>
-      Effect.promise(async () => {
-        const client = new Pg.Client({ connectionString: Testing.testDatabaseUrl() })
-        await client.connect()
-        try {
-          await client.query(sql)
-        } finally {
-          await client.end()
-        }
-      })
-    yield* Effect.acquireRelease(admin(`CREATE DATABASE ${name} TEMPLATE template0`), () =>
-      admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).pipe(Effect.orDie))
-    return DatabaseConfig.make("flexibility", {
-      target: DatabaseUrl.withDatabase(target, name),
-      pool: { max: 3 },
-      startupTimeout: Duration.seconds(5)
-    })
-  })
-)
-
-const Shared = Layer.mergeAll(simulator(), recordingNudges, sharedDatabase).pipe(
+const Shared = Layer.mergeAll(simulator(), recordingNudges, sharedDatabase("limits", 3)).pipe(
   Layer.provideMerge(DevIdp.layerTest),
   Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
 )

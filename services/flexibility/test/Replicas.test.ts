@@ -7,19 +7,15 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { describe, expect, layer } from "@effect/vitest"
-import { Database, DatabaseConfig, DatabaseUrl, Testing } from "@rec/db"
+import { Database, Testing } from "@rec/db"
 import { DevIdp } from "@rec/dev-idp"
 import { DigitalTwinClient, SimulatorSynthetic, SimulatorWorld } from "@rec/digital-twin"
 import { Engines } from "@rec/policy"
 import * as Context from "effect/Context"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
-import * as crypto from "node:crypto"
-import * as Pg from "pg"
 import { Background } from "../src/Background.js"
 import type { Commitment } from "../src/Domain.js"
 import * as Http from "../src/Http.js"
@@ -40,37 +36,10 @@ import {
   token,
   verifierFor
 } from "./support/Harness.js"
+import { SharedDatabase, sharedDatabase } from "./support/SharedDatabase.js"
 
 const skip = await Testing.postgresSkipReason()
 
-/** One fresh database on the test server, dropped afterwards; each instance opens its own pool on it. */
-class SharedDatabase extends Context.Tag("test/SharedDatabase")<SharedDatabase, DatabaseConfig.DatabaseConfig>() {}
-
-const sharedDatabase = Layer.scoped(
-  SharedDatabase,
-  Effect.gen(function*() {
-    const target = Either.getOrThrow(DatabaseUrl.parse(Testing.testDatabaseUrl(), "unused"))
-    if (target._tag !== "Postgres") return yield* Effect.die(new Error("TEST_DATABASE_URL must be PostgreSQL"))
-    const name = `rec_test_${Date.now().toString(36)}_flexibility_replicas_${crypto.randomBytes(3).toString("hex")}`
-    const admin = (sql: string) =>
-      Effect.promise(async () => {
-        const client = new Pg.Client({ connectionString: Testing.testDatabaseUrl() })
-        await client.connect()
-        try {
-          await client.query(sql)
-        } finally {
-          await client.end()
-        }
-      })
-    yield* Effect.acquireRelease(admin(`CREATE DATABASE ${name} TEMPLATE template0`), () =>
-      admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).pipe(Effect.orDie))
-    return DatabaseConfig.make("flexibility", {
-      target: DatabaseUrl.withDatabase(target, name),
-      pool: { max: 5 },
-      startupTimeout: Duration.seconds(5)
-    })
-  })
-)
 
 const second = { id: "it-replica-community", members: 6 }
 const members = {
@@ -78,7 +47,7 @@ const members = {
   [second.id]: Array.from({ length: second.members }, (_, i) => SimulatorSynthetic.participantSub(second.id, i + 1, second.members))
 }
 
-const Shared = Layer.mergeAll(simulator({ syntheticCommunities: [second] }), recordingNudges, sharedDatabase).pipe(
+const Shared = Layer.mergeAll(simulator({ syntheticCommunities: [second] }), recordingNudges, sharedDatabase("replicas", 5)).pipe(
   Layer.provideMerge(DevIdp.layerTest),
   Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
 )
