@@ -73,8 +73,11 @@ class BufferedResponse extends Inspectable.Class implements HttpClientResponse.H
   }
 
   get cookies(): Cookies.Cookies {
-    const header = this.headers["set-cookie"]
-    return header === undefined ? Cookies.empty : Cookies.fromSetCookie(header.split(/,(?=\s*[^;,=\s]+=)/))
+    const setCookies: Array<string> = []
+    for (let i = 0; i + 1 < this.rawHeaders.length; i += 2) {
+      if (this.rawHeaders[i]!.toString().toLowerCase() === "set-cookie") setCookies.push(this.rawHeaders[i + 1]!.toString())
+    }
+    return setCookies.length === 0 ? Cookies.empty : Cookies.fromSetCookie(setCookies)
   }
 
   get remoteAddress(): Option.Option<string> {

@@ -64,6 +64,7 @@ const withClient = <A, E>(f: (client: HttpClient.HttpClient) => Effect.Effect<A,
 it.scoped("sends the request as built and reads the answer", () =>
   Effect.gen(function*() {
     const { seen, url } = yield* server((_seen, response) => {
+      response.setHeader("set-cookie", ["a=1; Path=/", "b=2; Expires=Wed, 21 Oct 2037 07:28:00 GMT"])
       response.writeHead(201, { "content-type": "application/json", "x-one": "1" })
       response.end(JSON.stringify({ ok: true, text: "àé" }))
     })
@@ -78,6 +79,7 @@ it.scoped("sends the request as built and reads the answer", () =>
         )
         return {
           status: response.status,
+          cookies: Object.keys(response.cookies.cookies).sort(),
           headers: response.headers,
           json: yield* response.json,
           text: yield* response.text,
@@ -86,6 +88,7 @@ it.scoped("sends the request as built and reads the answer", () =>
       })
     )
     expect(result.status).toBe(201)
+    expect(result.cookies).toEqual(["a", "b"])
     expect(result.headers["content-type"]).toBe("application/json")
     expect(result.headers["x-one"]).toBe("1")
     expect(result.json).toEqual({ ok: true, text: "àé" })
