@@ -3,7 +3,7 @@
 // the same digital-twin calls sent to the simulator directly, in the same run (README.md).
 // Needs a build: `pnpm build`.
 //
-//   node bench/grid/run.mjs [--duration 10] [--connections 20] [--rate 200] [--warmup 3]
+//   node bench/grid/run.mjs [--rounds 3] [--duration 5] [--connections 20] [--rate 200] [--warmup 3]
 //
 // 1. starts the dev identity provider, the digital-twin simulator and the gateway, each in its
 //    own process; the gateway on PGlite, without a broker (its listener waits in the background),
@@ -11,10 +11,14 @@
 //    twin's client with its own client-credentials token, the access log; logs to /dev/null);
 // 2. gets a real access token of the operator `dso-operator` (the gateway's caller) and of the
 //    gateway's client `svc-grid` (the direct calls);
-// 3. per route: the simulator called directly (GET /grid/.../summary; POST .../values/risks with
-//    the body the gateway sends), then the gateway: p50/p99 at a fixed rate, then the highest
-//    rate (autocannon, no pipelining), with each server's CPU time per request;
-// 4. prints a table and the goals (the gateway adds at most 2 ms at p50 and keeps at least 50%
+// 3. per route: both sides warmed up (the simulator called directly: GET /grid/.../summary, POST
+//    .../values/risks with the body the gateway sends; and the gateway), then `--rounds` rounds,
+//    each measuring both sides back to back in alternating order (direct first in odd rounds,
+//    the gateway first in even ones), so that a change in the machine's load falls on both:
+//    p50/p99 at a fixed rate, then the highest rate (autocannon, no pipelining, the same
+//    connection count for both sides), with each server's CPU time per request;
+// 4. per round, the added p50 and the rate ratio; the result is the median over the rounds;
+//    prints a table and the goals (the gateway adds at most 2 ms at p50 and keeps at least 50%
 //    of the direct request rate) and writes bench/results/grid.json.
 /* global fetch, URLSearchParams */
 import * as fs from "node:fs"
@@ -25,7 +29,8 @@ import { cpuMicros, freePort, root, run, startProcess, stopAll, waitFor } from "
 
 const { values } = parseArgs({
   options: {
-    duration: { type: "string", default: "10" },
+    rounds: { type: "string", default: "3" },
+    duration: { type: "string", default: "5" },
     connections: { type: "string", default: "20" },
     rate: { type: "string", default: "200" },
     warmup: { type: "string", default: "3" },
@@ -34,6 +39,7 @@ const { values } = parseArgs({
   }
 })
 const profileDir = path.join(root, "bench/results/profiles")
+const rounds = Math.max(1, Number(values.rounds))
 const duration = Number(values.duration)
 const connections = Number(values.connections)
 const rate = Number(values.rate)
@@ -140,14 +146,25 @@ const measured = async (pids, options) => {
   return { ...summary(result), cpu_us_per_request: cpu }
 }
 
-/** Warm-up at the highest rate (JIT), then at the fixed rate, then measured at the fixed rate, then the highest. */
-const measure = async (target, pids) => {
+/** Warm-up at the highest rate (JIT), then at the fixed rate. */
+const warm = async (target) => {
   await run({ ...target, connections, duration: warmup })
   await run({ ...target, connections: 10, overallRate: rate, duration: warmup })
+}
+
+/** One measurement: at the fixed rate, then the highest. */
+const measure = async (target, pids) => {
   const fixed = await measured(pids, { ...target, connections: 10, overallRate: rate, duration })
   const max = await measured(pids, { ...target, connections, duration })
   return { fixed, max }
 }
+
+const median = (xs) => {
+  const sorted = [...xs].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+}
+const round3 = (x) => Math.round(x * 1000) / 1000
 
 const results = {
   date: new Date().toISOString(),
@@ -163,21 +180,45 @@ const results = {
 }
 
 for (const route of routes.filter((r) => values.only === undefined || r.name === values.only)) {
-  console.log(`${route.name}: the simulator directly (${route.bytes} bytes)...`)
-  const direct = await measure(route.direct, [twin.pid])
-  console.log(`${route.name}: through the gateway...`)
-  const through = await measure(route.gateway, [gateway.pid, twin.pid])
+  console.log(`${route.name} (${route.bytes} bytes): warming up both sides...`)
+  await warm(route.direct)
+  await warm(route.gateway)
+  const measuredRounds = []
+  for (let i = 0; i < rounds; i++) {
+    const directFirst = i % 2 === 0
+    const one = {}
+    for (const side of directFirst ? ["direct", "gateway"] : ["gateway", "direct"]) {
+      one[side] = await measure(route[side], side === "direct" ? [twin.pid] : [gateway.pid, twin.pid])
+    }
+    const { direct, gateway: through } = one
+    const r = {
+      order: directFirst ? "direct, gateway" : "gateway, direct",
+      direct,
+      gateway: through,
+      added_p50_ms: through.fixed.p50_ms - direct.fixed.p50_ms,
+      rate_ratio: round3(through.max.requests_per_second / direct.max.requests_per_second),
+      // What the CPU times say, whatever else runs on the machine: each server process uses at most
+      // one core, so the direct rate is bounded by the simulator's CPU per request and the gateway's
+      // by the busier of its two processes.
+      cpu_capacity_ratio: round3(direct.max.cpu_us_per_request[0] / Math.max(...through.max.cpu_us_per_request))
+    }
+    console.log(`${route.name} round ${i + 1}/${rounds} (${r.order}): ${direct.max.requests_per_second} / ${through.max.requests_per_second} requests/s ` +
+      `(ratio ${r.rate_ratio}), p50 ${direct.fixed.p50_ms} / ${through.fixed.p50_ms} ms, ` +
+      `CPU µs/request ${direct.max.cpu_us_per_request[0]} / ${through.max.cpu_us_per_request.join(" + ")}`)
+    measuredRounds.push(r)
+  }
+  // The median round by rate ratio stands for the route in the table.
+  const typical = [...measuredRounds].sort((a, b) => a.rate_ratio - b.rate_ratio)[(measuredRounds.length - 1) >> 1]
   results.routes[route.name] = {
     bytes: route.bytes,
-    direct,
-    gateway: through,
-    added_p50_ms: through.fixed.p50_ms - direct.fixed.p50_ms,
-    rate_ratio: Math.round((through.max.requests_per_second / direct.max.requests_per_second) * 1000) / 1000,
-    // What the CPU times say, whatever else runs on the machine: each server process uses at most
-    // one core, so the direct rate is bounded by the simulator's CPU per request and the gateway's
-    // by the busier of its two processes.
-    cpu_capacity_ratio: Math.round((direct.max.cpu_us_per_request[0] / Math.max(...through.max.cpu_us_per_request)) * 1000) / 1000,
-    added_cpu_us: Math.round(through.max.cpu_us_per_request[0])
+    rounds: measuredRounds,
+    direct: typical.direct,
+    gateway: typical.gateway,
+    added_p50_ms: median(measuredRounds.map((r) => r.added_p50_ms)),
+    rate_ratio: median(measuredRounds.map((r) => r.rate_ratio)),
+    cpu_capacity_ratio: median(measuredRounds.map((r) => r.cpu_capacity_ratio)),
+    added_cpu_us: Math.round(median(measuredRounds.map((r) => r.gateway.max.cpu_us_per_request[0]))),
+    simulator_cpu_us: Math.round(median(measuredRounds.map((r) => r.direct.max.cpu_us_per_request[0])))
   }
 }
 
@@ -189,7 +230,9 @@ results.goals = Object.fromEntries(Object.entries(results.routes).flatMap(([name
 const row = (name, r) =>
   `| ${name.padEnd(34)} | ${String(r.requests_per_second).padStart(7)} | ${String(r.p50_ms).padStart(6)} | ${String(r.p99_ms).padStart(6)} | ${String(r.cpu_us_per_request.join(" + ")).padStart(15)} | ${String(r.non_2xx + r.errors).padStart(6)} |`
 console.log("")
-console.log(`${results.machine.cpu} x${results.machine.cores}, Node ${process.version}, load ${results.machine.load_average_1m}`)
+results.machine.load_average_1m_after = Math.round(os.loadavg()[0] * 100) / 100
+console.log(`${results.machine.cpu} x${results.machine.cores}, Node ${process.version}, load ${results.machine.load_average_1m} (after: ${results.machine.load_average_1m_after})`)
+console.log(`${rounds} rounds of ${duration} s per side and rate; the table shows each route's median round (by rate ratio), the goals the medians over the rounds`)
 console.log(`| ${"run".padEnd(34)} |   req/s | p50 ms | p99 ms | CPU µs/request  | errors |`)
 console.log(`|${"-".repeat(36)}|---------|--------|--------|-----------------|--------|`)
 for (const [name, r] of Object.entries(results.routes)) {
@@ -200,9 +243,10 @@ for (const [name, r] of Object.entries(results.routes)) {
 }
 console.log("(CPU: the gateway's + the simulator's for gateway runs)")
 for (const [name, r] of Object.entries(results.routes)) {
-  console.log(`${name}: the gateway's own CPU ${r.added_cpu_us} µs per request; one core per process would give it ${Math.round(r.cpu_capacity_ratio * 100)}% of the direct rate`)
-  console.log(`${name}: the gateway adds ${r.added_p50_ms} ms at p50 (goal <= 2: ${r.added_p50_ms <= 2 ? "met" : "not met"}); ` +
-    `keeps ${Math.round(r.rate_ratio * 100)}% of the direct rate (goal >= 50%: ${r.rate_ratio >= 0.5 ? "met" : "not met"})`)
+  console.log(`${name}: the gateway's own CPU ${r.added_cpu_us} µs per request (the simulator's ${r.simulator_cpu_us}); one core per process would give it ${Math.round(r.cpu_capacity_ratio * 100)}% of the direct rate`)
+  console.log(`${name}: rate ratio per round ${r.rounds.map((x) => x.rate_ratio).join(", ")}; added p50 per round ${r.rounds.map((x) => x.added_p50_ms).join(", ")} ms`)
+  console.log(`${name}: the gateway adds ${r.added_p50_ms} ms at p50 (median; goal <= 2: ${r.added_p50_ms <= 2 ? "met" : "not met"}); ` +
+    `keeps ${Math.round(r.rate_ratio * 100)}% of the direct rate (median; goal >= 50%: ${r.rate_ratio >= 0.5 ? "met" : "not met"})`)
 }
 
 fs.mkdirSync(path.join(root, "bench/results"), { recursive: true })

@@ -42,11 +42,11 @@ const externalRoot = (span: Tracer.AnySpan): Option.Option<Tracer.ExternalSpan> 
 }
 
 /**
- * No client spans; the incoming `traceparent` (if the request being served came with one) is
- * sent on, unless the caller set one.
+ * Sends the incoming `traceparent` (if the request being served came with one), unless the
+ * caller set one. For a client that makes no client span of its own.
  */
-export const withoutClientSpans = <E, R>(client: HttpClient.HttpClient.With<E, R>): HttpClient.HttpClient.With<E, R> =>
-  HttpClient.mapRequestEffect(HttpClient.withTracerDisabledWhen(client, () => true), (request) =>
+export const withIncomingTraceparent = <E, R>(client: HttpClient.HttpClient.With<E, R>): HttpClient.HttpClient.With<E, R> =>
+  HttpClient.mapRequestEffect(client, (request) =>
     request.headers["traceparent"] !== undefined
       ? Effect.succeed(request)
       : Effect.map(Effect.option(Effect.currentParentSpan), (parent) =>
@@ -59,6 +59,13 @@ export const withoutClientSpans = <E, R>(client: HttpClient.HttpClient.With<E, R
               `00-${incoming.traceId}-${incoming.spanId}-${incoming.sampled ? "01" : "00"}`
             )
         })))
+
+/**
+ * No client spans; the incoming `traceparent` (if the request being served came with one) is
+ * sent on, unless the caller set one.
+ */
+export const withoutClientSpans = <E, R>(client: HttpClient.HttpClient.With<E, R>): HttpClient.HttpClient.With<E, R> =>
+  withIncomingTraceparent(HttpClient.withTracerDisabledWhen(client, () => true))
 
 /** Wraps whatever `HttpClient` is provided below (without client spans when tracing is off). */
 export const layerWithRequestId: Layer.Layer<HttpClient.HttpClient, never, HttpClient.HttpClient> = Layer.effect(

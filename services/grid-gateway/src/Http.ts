@@ -32,6 +32,7 @@ import { migrations } from "./migrations/index.js"
 import { NotificationSettings } from "./NotificationSettings.js"
 import { NotificationSettingsRepo } from "./NotificationSettingsRepo.js"
 import * as PipelineListener from "./PipelineListener.js"
+import * as TwinHttp from "./TwinHttp.js"
 import { Webhooks } from "./Webhooks.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -113,7 +114,10 @@ export interface MakeOptions<R = never> {
   readonly engine?: Layer.Layer<PolicyEngine, unknown, R> | undefined
   /** Default: `@rec/db` from `DATABASE_URL` (PGlite in `./data/grid-gateway` when unset), migrated. */
   readonly database?: Layer.Layer<DatabaseServices, unknown, R> | undefined
-  /** Default: `DigitalTwinClient.layerConfig` (`DIGITAL_TWIN_API_URL`, client credentials, `DT_CLIENT_SCOPE`). */
+  /**
+   * Default: `TwinHttp.digitalTwinLayer`, the typed client as `DigitalTwinClient.layerConfig`
+   * (`DIGITAL_TWIN_API_URL`, client credentials, `DT_CLIENT_SCOPE`) on the gateway's lean client.
+   */
   readonly digitalTwin?: Layer.Layer<DigitalTwinClient, unknown, R> | undefined
   /** Default: `AlertNudges.layer` (the nudging service's typed client, `NUDGING_*`); unit tests give a fake. */
   readonly nudges?: Layer.Layer<AlertNudges, unknown, R> | undefined
@@ -142,7 +146,7 @@ export const services = <R = never>(options: MakeOptions<R> = {}) => {
     options.verifier ?? TokenVerifier.layer,
     options.engine ?? Engines.layer,
     options.mqtt ?? PipelineListener.mqttLayer,
-    options.digitalTwin ?? DigitalTwinClient.layerConfig,
+    options.digitalTwin ?? TwinHttp.digitalTwinLayer,
     options.nudges ?? AlertNudges.layer,
     options.webhooks ?? Webhooks.layer
   )

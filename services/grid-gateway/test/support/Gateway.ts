@@ -8,7 +8,6 @@
  *
  * Configuration goes through a map, never the process environment.
  */
-import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpServer from "@effect/platform/HttpServer"
@@ -32,6 +31,7 @@ import * as Redacted from "effect/Redacted"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { migrations } from "../../src/migrations/index.js"
+import * as TwinHttp from "../../src/TwinHttp.js"
 import * as WebhookUrls from "../../src/WebhookUrls.js"
 
 export const repoPolicies = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../../policies")
@@ -101,7 +101,7 @@ export const simulatorLayer: Layer.Layer<SimulatorUrl, unknown, DevIdp> = Layer.
     ))
 )
 
-/** The gateway's digital-twin client: svc-grid's client credentials from the dev IdP, against `url`. */
+/** The gateway's digital-twin client on its own outbound client: svc-grid's client credentials from the dev IdP, against `url`. */
 export const digitalTwinAt = (
   url: Effect.Effect<string, never, SimulatorUrl | DevIdp>,
   options: { readonly timeout?: Duration.DurationInput; readonly secret?: string } = {}
@@ -118,8 +118,8 @@ export const digitalTwinAt = (
         scope: Option.some("dt.read")
       })
       return yield* makeClient({ baseUrl: yield* url, tokens, timeout: options.timeout })
-    }).pipe(Effect.provide(FetchHttpClient.layer))
-  )
+    })
+  ).pipe(Layer.provide(TwinHttp.outboundLayer))
 
 export type BrokerChoice =
   | { readonly _tag: "embedded" }
