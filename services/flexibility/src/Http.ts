@@ -41,7 +41,9 @@ import { Participants } from "./Participants.js"
 import * as PipelineListener from "./PipelineListener.js"
 import * as RegistryClient from "./RegistryClient.js"
 import { Reminders } from "./Reminders.js"
+import { ScheduledReminders } from "./ScheduledReminders.js"
 import { Settlement } from "./Settlement.js"
+import { SettledNudges } from "./SettledNudges.js"
 import { Suggestions } from "./Suggestions.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -181,7 +183,14 @@ export const services = (options: MakeOptions = {}) => {
 
   const repos = Layer.mergeAll(CommitmentsRepo.Default, BroadcastRepo.Default).pipe(Layer.provideMerge(database))
   const background = Background.Default
-  const notices = Notices.Default.pipe(Layer.provide(Layer.mergeAll(background, nudges, committedEvents)))
+  const notices = Notices.Default.pipe(
+    Layer.provide(Layer.mergeAll(
+      background,
+      nudges,
+      committedEvents,
+      Layer.merge(ScheduledReminders.Default, SettledNudges.Default).pipe(Layer.provide(Layer.merge(background, nudges)))
+    ))
+  )
   const commitments = Commitments.Default.pipe(
     Layer.provideMerge(Layer.mergeAll(
       Access.Default.pipe(Layer.provideMerge(engine)),
