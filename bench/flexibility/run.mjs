@@ -226,6 +226,12 @@ const service = startProcess("services/flexibility/dist/main.js", {
 await waitFor(`http://127.0.0.1:${servicePort}/ready`)
 const base = `http://127.0.0.1:${servicePort}`
 
+// The service's announcements of new commitments, counted (every commitment made is announced).
+const announced = { count: 0 }
+const listener = await mqtt.connectAsync(`mqtt://127.0.0.1:${mqttPort}`, { clientId: `bench-listen-${crypto.randomBytes(4).toString("hex")}` })
+listener.on("message", () => announced.count++)
+await listener.subscribeAsync(`${topicPrefix}rec/flexibility/committed/#`, { qos: 1 })
+
 const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
 // The baseline's table: the service's own, copied with its defaults, constraints and indexes.
 await pool.query("CREATE SCHEMA baseline")
@@ -348,8 +354,8 @@ const measureCreate = async () => {
     }]
   })
   const { rows: [{ n: created }] } = await pool.query("SELECT count(*)::int AS n FROM flexibility.flexibility_commitments WHERE suggestion_id LIKE 'h-s-%'")
-  service.reminders = { commitments: created, scheduled: ingested.scheduled, calls: ingested.scheduleCalls }
-  console.log(`  ${created} commitments made, ${ingested.scheduled} reminders scheduled in ${ingested.scheduleCalls} calls`)
+  service.reminders = { commitments: created, scheduled: ingested.scheduled, calls: ingested.scheduleCalls, announced: announced.count }
+  console.log(`  ${created} commitments made, ${announced.count} announced on MQTT, ${ingested.scheduled} reminders scheduled in ${ingested.scheduleCalls} calls`)
   return { baseline, service }
 }
 
@@ -564,6 +570,7 @@ if (settlement !== null) {
 fs.mkdirSync(path.join(root, "bench/results"), { recursive: true })
 fs.writeFileSync(path.join(root, "bench/results/flexibility.json"), JSON.stringify(results, null, 2) + "\n")
 await pool.end()
+await listener.endAsync()
 stopAll()
 simulator.kill("SIGTERM")
 nudging.close()

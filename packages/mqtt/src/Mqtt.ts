@@ -725,6 +725,123 @@ const make = (config: MqttConfig.MqttConfig, options: MqttOptions = {}) =>
         return publish(topic, json, publishOptions)
       })
 
+    /**
+     * Several messages of one schema at once, for a service announcing many events: handed to
+     * MQTT.js together (one span, one wait), so a message costs about what MQTT.js itself takes
+     * (docs/performance.md, "Flexibility service"). Per message, in order: `undefined` once
+     * acknowledged (QoS 1/2) or written (QoS 0), else why not; the effect itself never fails.
+     * Same timeout and connection wait as `publish`.
+     */
+    const publishJsonMany = <A, I>(
+      schema: Schema.Schema<A, I>,
+      messages: ReadonlyArray<{ readonly topic: string; readonly value: NoInfer<A> }>,
+      publishOptions: PublishOptions = {}
+    ): Effect.Effect<ReadonlyArray<MqttPublishError | undefined>> =>
+      Effect.suspend(() => {
+        const results: Array<MqttPublishError | undefined> = new Array(messages.length).fill(undefined)
+        const ready: Array<{ readonly index: number; readonly topic: string; readonly brokerTopic: string; readonly json: string }> = []
+        const encode = encoderOf(schema)
+        messages.forEach(({ topic, value }, index) => {
+          const invalid = Topic.validateName(topic)
+          if (invalid !== undefined) {
+            results[index] = new MqttPublishError({ topic, reason: "invalid-topic", message: invalid })
+            return
+          }
+          const encoded = encode(value)
+          if (Either.isLeft(encoded)) {
+            results[index] = new MqttPublishError({ topic, reason: "encode", message: ParseResult.TreeFormatter.formatIssueSync(encoded.left) })
+            return
+          }
+          try {
+            ready.push({ index, topic, brokerTopic: Topic.withPrefix(config.topicPrefix, topic), json: JSON.stringify(encoded.right) })
+          } catch (cause) {
+            results[index] = new MqttPublishError({ topic, reason: "encode", message: errorText(cause) })
+          }
+        })
+        if (ready.length === 0) return Effect.succeed(results)
+        const qos = publishOptions.qos ?? 1
+        const retain = publishOptions.retain ?? false
+        return Effect.flatMap(Effect.currentSpan.pipe(Effect.option), (span) => {
+          const userProperties = {
+            ...publishOptions.userProperties,
+            ...(Option.isSome(span) ? { traceparent: HttpTraceContext.toHeaders(span.value)["traceparent"]! } : {})
+          }
+          const options: mqtt.IClientPublishOptions = {
+            qos,
+            retain,
+            ...(protocolVersion === 5 && Object.keys(userProperties).length > 0 ? { properties: { userProperties } } : {})
+          }
+          const sendAll = (deadline: number) =>
+            Effect.async<ReadonlyArray<MqttPublishError | undefined>>((resume) => {
+              let pending = ready.length
+              let finished = false
+              let timer: ReturnType<typeof setTimeout> | undefined
+              const tracked: Array<{ readonly done: (err?: Error) => void; readonly messageId: number | undefined; readonly state: { settled: boolean } }> = []
+              const finish = () => {
+                if (finished) return
+                finished = true
+                if (timer !== undefined) clearTimeout(timer)
+                resume(Effect.succeed(results))
+              }
+              for (const item of ready) {
+                const state = { settled: false }
+                const done = (err?: Error) => {
+                  if (state.settled || finished) return
+                  state.settled = true
+                  if (err) results[item.index] = publishFailed(item.topic, err)
+                  if (--pending === 0) finish()
+                }
+                client.publish(item.brokerTopic, item.json, options, done)
+                tracked.push({ done, messageId: qos > 0 ? trackPublish(done) : undefined, state })
+              }
+              // Whatever is not answered by the deadline is given up on (and must not be sent again).
+              const giveUp = (fail: boolean) => {
+                tracked.forEach((t, i) => {
+                  if (t.state.settled) return
+                  cancelPublish(t.done, t.messageId)
+                  if (fail) results[ready[i]!.index] = publishTimedOut(ready[i]!.topic)
+                })
+              }
+              if (!finished) {
+                timer = setTimeout(() => {
+                  if (finished) return
+                  giveUp(true)
+                  finish()
+                }, Math.max(0, deadline))
+              }
+              return Effect.sync(() => {
+                if (finished) return
+                finished = true
+                if (timer !== undefined) clearTimeout(timer)
+                giveUp(false)
+              })
+            })
+          const startedAt = Date.now()
+          return Effect.flatMap(SubscriptionRef.get(status), (current) =>
+            current.state === "connected"
+              ? sendAll(publishTimeoutMs)
+              : connectedOnce.pipe(
+                Effect.timeoutOption(config.publishTimeout),
+                Effect.flatMap((connected) => {
+                  if (Option.isSome(connected)) return sendAll(publishTimeoutMs - (Date.now() - startedAt))
+                  for (const item of ready) results[item.index] = publishTimedOut(item.topic)
+                  return Effect.succeed(results)
+                })
+              ))
+        })
+      }).pipe(
+        Effect.withSpan("Mqtt.publishMany", {
+          kind: "producer",
+          attributes: {
+            "messaging.system": "mqtt",
+            "messaging.operation.type": "send",
+            "messaging.batch.message_count": messages.length,
+            "mqtt.qos": publishOptions.qos ?? 1,
+            "mqtt.retain": publishOptions.retain ?? false
+          }
+        })
+      )
+
     // --- subscribing -----------------------------------------------------------------------
     const subscribeScoped = (
       filter: string,
@@ -886,6 +1003,7 @@ const make = (config: MqttConfig.MqttConfig, options: MqttOptions = {}) =>
       awaitConnected,
       publish,
       publishJson,
+      publishJsonMany,
       subscribeScoped,
       subscribe,
       subscribeJson,

@@ -112,6 +112,10 @@ export interface Settings {
   readonly nudgeBatchSize: number
   /** How long a settled commitment's nudge waits for others to go in the same call (`SettledNudges`). */
   readonly nudgeBatchLinger: Duration.Duration
+  /** Most commitment announcements handed to the MQTT client at once. */
+  readonly announceBatchSize: number
+  /** How long a new commitment's announcement waits for others to go with it (`Announcements`). */
+  readonly announceBatchLinger: Duration.Duration
   /** Points of an accepted suggestion when neither the body nor the digital twin gives any (reference A4: 10). */
   readonly defaultRewardPoints: number
   /** Topic the accepted commitments are published on, `<prefix>/<user_id>`. */
@@ -130,6 +134,8 @@ export const settings: Config.Config<Settings> = Config.all({
     Config.validate({ message: "FLEXIBILITY_NUDGE_BATCH_SIZE must be at most 500 (the nudging service's limit)", validation: (n) => n <= 500 })
   ),
   nudgeBatchLinger: Config.duration("FLEXIBILITY_NUDGE_BATCH_LINGER").pipe(Config.withDefault(Duration.millis(50))),
+  announceBatchSize: positiveInt("FLEXIBILITY_ANNOUNCE_BATCH_SIZE", 200),
+  announceBatchLinger: Config.duration("FLEXIBILITY_ANNOUNCE_BATCH_LINGER").pipe(Config.withDefault(Duration.millis(20))),
   defaultRewardPoints: Config.integer("FLEXIBILITY_DEFAULT_REWARD_POINTS").pipe(
     Config.withDefault(10),
     Config.validate({

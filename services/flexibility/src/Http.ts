@@ -22,6 +22,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import { Access } from "./Access.js"
+import { Announcements } from "./Announcements.js"
 import { Api } from "./Api.js"
 import { Background } from "./Background.js"
 import { Broadcast } from "./Broadcast.js"
@@ -188,7 +189,9 @@ export const services = (options: MakeOptions = {}) => {
       background,
       nudges,
       committedEvents,
-      Layer.merge(ScheduledReminders.Default, SettledNudges.Default).pipe(Layer.provide(Layer.merge(background, nudges)))
+      Layer.mergeAll(ScheduledReminders.Default, SettledNudges.Default, Announcements.Default).pipe(
+        Layer.provide(Layer.mergeAll(background, nudges, committedEvents))
+      )
     ))
   )
   const commitments = Commitments.Default.pipe(

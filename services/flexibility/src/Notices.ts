@@ -4,13 +4,14 @@
  * the reminder's withdrawal when it is cancelled, the `commitment_settled` nudge when it is
  * settled. The caller's answer does not wait for them and their failures are logged: the
  * commitment itself is already safe. Reminders and settled nudges go to the nudging service in
- * batches (`ScheduledReminders`, `SettledNudges`).
+ * batches (`ScheduledReminders`, `SettledNudges`), and so are the announcements
+ * to the MQTT client (`Announcements`).
  */
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { Background } from "./Background.js"
-import { CommittedEvents } from "./CommittedEvents.js"
+import { Announcements } from "./Announcements.js"
 import * as Config from "./Config.js"
 import type { Commitment } from "./Domain.js"
 import * as NudgeEvents from "./NudgeEvents.js"
@@ -22,7 +23,7 @@ export class Notices extends Effect.Service<Notices>()("flexibility/Notices", {
   effect: Effect.gen(function*() {
     const background = yield* Background
     const nudges = yield* Nudges
-    const events = yield* CommittedEvents
+    const announcements = yield* Announcements
     const reminders = yield* ScheduledReminders
     const settledNudges = yield* SettledNudges
     const { reminderLead } = yield* Config.settings
@@ -40,7 +41,7 @@ export class Notices extends Effect.Service<Notices>()("flexibility/Notices", {
     /** A commitment was made: announce it, schedule its reminder. */
     const committed = (c: Commitment) =>
       Effect.zipRight(
-        background.run("publish_committed", events.publish(c)),
+        announcements.announce(c),
         remindBeforeWindow(c)
       )
 

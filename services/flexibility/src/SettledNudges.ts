@@ -8,13 +8,10 @@
  * Nothing is lost that one call per nudge would keep: an event the nudging service refuses is
  * logged, as before; a batch it does not take (unreachable, an older nudging service without the
  * batch route) is sent again one event at a time, each failure logged; on shutdown what still
- * waits is sent before the nudging client closes.
+ * waits is sent before the nudging client closes (`Batches`).
  */
-import * as Deferred from "effect/Deferred"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as FiberId from "effect/FiberId"
-import { Background } from "./Background.js"
+import * as Batches from "./Batches.js"
 import * as Config from "./Config.js"
 import type { Commitment } from "./Domain.js"
 import * as NudgeEvents from "./NudgeEvents.js"
@@ -28,12 +25,7 @@ interface Waiting {
 export class SettledNudges extends Effect.Service<SettledNudges>()("flexibility/SettledNudges", {
   scoped: Effect.gen(function*() {
     const nudges = yield* Nudges
-    const background = yield* Background
     const { nudgeBatchSize, nudgeBatchLinger, broadcastConcurrency } = yield* Config.settings
-
-    let waiting: Array<Waiting> = []
-    let flushing = false
-    let inFlight: Deferred.Deferred<void> | undefined
 
     const notSent = (w: Waiting, detail: string) => Effect.logWarning(`commitment_settled nudge for ${w.commitmentId} not sent: ${detail}`)
 
@@ -59,55 +51,11 @@ export class SettledNudges extends Effect.Service<SettledNudges>()("flexibility/
         Effect.withSpan("SettledNudges.send", { attributes: { "flexibility.nudges": batch.length } })
       )
 
-    /** Takes up to a batch of the waiting nudges and sends them; `false` when none were waiting. */
-    const sendNext = Effect.suspend(() => {
-      if (waiting.length === 0) return Effect.succeed(false)
-      const batch = waiting.length <= nudgeBatchSize ? waiting : waiting.slice(0, nudgeBatchSize)
-      waiting = waiting.length <= nudgeBatchSize ? [] : waiting.slice(nudgeBatchSize)
-      const done = Deferred.unsafeMake<void>(FiberId.none)
-      inFlight = done
-      return send(batch).pipe(
-        Effect.ensuring(Effect.suspend(() => {
-          if (inFlight === done) inFlight = undefined
-          return Deferred.succeed(done, undefined)
-        })),
-        Effect.as(true)
-      )
-    })
-
-    const drain: Effect.Effect<void> = Effect.flatMap(sendNext, (more) => (more ? drain : Effect.void))
-
-    const flush = Effect.sleep(nudgeBatchLinger).pipe(
-      Effect.zipRight(drain),
-      Effect.ensuring(Effect.sync(() => {
-        flushing = false
-      })),
-      // Offered while the last batch was on the way.
-      Effect.zipRight(Effect.suspend(() => (waiting.length > 0 ? start : Effect.void)))
-    )
-    const start: Effect.Effect<void> = Effect.suspend(() => {
-      if (flushing) return Effect.void
-      flushing = true
-      return background.run("settled_nudges", flush)
-    })
+    const batches = yield* Batches.make({ task: "settled_nudges", size: nudgeBatchSize, linger: nudgeBatchLinger, send })
 
     /** The settled nudges of `settled`, soon (in the background). */
     const offer = (settled: ReadonlyArray<Commitment>): Effect.Effect<void> =>
-      Effect.suspend(() => {
-        if (settled.length === 0) return Effect.void
-        for (const c of settled) waiting.push({ commitmentId: c.id, event: NudgeEvents.settled(c) })
-        return start
-      })
-
-    // Shutdown: what still waits goes out, and the batch on the way is answered, before the
-    // nudging client closes (at most 10 s).
-    yield* Effect.addFinalizer(() =>
-      drain.pipe(
-        Effect.zipRight(Effect.suspend(() => (inFlight === undefined ? Effect.void : Deferred.await(inFlight)))),
-        Effect.timeoutOption(Duration.seconds(10)),
-        Effect.asVoid
-      )
-    )
+      batches.offer(settled.map((c) => ({ commitmentId: c.id, event: NudgeEvents.settled(c) })))
 
     return { offer } as const
   })
