@@ -4,7 +4,7 @@ import { createRequire } from "node:module"
 import * as path from "node:path"
 import { root } from "../lib/processes.mjs"
 const req = createRequire(path.join(root, "services/flexibility", "package.json"))
-const { Effect, Layer, Context, Duration } = req("effect")
+const { Effect } = req("effect")
 const { Mqtt, MqttConfig } = await import(path.join(root, "packages/mqtt/dist/index.js"))
 const { CommittedEvent } = await import(path.join(root, "services/flexibility/dist/CommittedEvents.js"))
 const count = Number(process.argv[2] ?? 20000)

@@ -37,19 +37,22 @@ export class ScheduledReminders extends Effect.Service<ScheduledReminders>()("fl
     let inFlight: InFlight | undefined
 
     /** One batch; when the nudging service does not take it, its reminders one at a time. */
+    const oneAtATime = (batch: ReadonlyArray<ScheduledNudge>) =>
+      Effect.forEach(batch, (event) =>
+        nudges.schedule(event).pipe(
+          Effect.catchAll((e) => Effect.logWarning(`reminder ${event.external_key} not scheduled: ${e.detail}`))
+        ), { discard: true })
     const send = (batch: ReadonlyArray<ScheduledNudge>) =>
-      nudges.scheduleMany(batch).pipe(
+      (nudges.scheduleMany === undefined ? oneAtATime(batch) : nudges.scheduleMany(batch).pipe(
         Effect.catchAll((failure) =>
           batch.length === 1
             ? Effect.logWarning(`reminder ${batch[0]!.external_key} not scheduled: ${failure.detail}`)
             : Effect.zipRight(
               Effect.logWarning(`batch of ${batch.length} reminders not scheduled (${failure.detail}); scheduling them one at a time`),
-              Effect.forEach(batch, (event) =>
-                nudges.schedule(event).pipe(
-                  Effect.catchAll((e) => Effect.logWarning(`reminder ${event.external_key} not scheduled: ${e.detail}`))
-                ), { discard: true })
+              oneAtATime(batch)
             )
-        ),
+        )
+      )).pipe(
         Effect.withSpan("ScheduledReminders.send", { attributes: { "flexibility.reminders": batch.length } })
       )
 

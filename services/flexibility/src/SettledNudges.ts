@@ -30,8 +30,13 @@ export class SettledNudges extends Effect.Service<SettledNudges>()("flexibility/
     const notSent = (w: Waiting, detail: string) => Effect.logWarning(`commitment_settled nudge for ${w.commitmentId} not sent: ${detail}`)
 
     /** One batch; when the nudging service does not take it, its events one at a time (a few at once). */
+    const oneAtATime = (batch: ReadonlyArray<Waiting>) =>
+      Effect.forEach(batch, (w) => nudges.send(w.event).pipe(Effect.catchAll((e) => notSent(w, e.detail))), {
+        concurrency: broadcastConcurrency,
+        discard: true
+      })
     const send = (batch: ReadonlyArray<Waiting>) =>
-      nudges.sendMany(batch.map((w) => w.event)).pipe(
+      (nudges.sendMany === undefined ? oneAtATime(batch) : nudges.sendMany(batch.map((w) => w.event)).pipe(
         Effect.flatMap((results) =>
           Effect.forEach(results, (result, i) => (typeof result === "string" ? Effect.void : notSent(batch[i]!, result.detail)), {
             discard: true
@@ -42,12 +47,10 @@ export class SettledNudges extends Effect.Service<SettledNudges>()("flexibility/
             batch.length > 1
               ? Effect.logWarning(`batch of ${batch.length} commitment_settled nudges not taken (${failure.detail}); sending them one at a time`)
               : Effect.void,
-            Effect.forEach(batch, (w) => nudges.send(w.event).pipe(Effect.catchAll((e) => notSent(w, e.detail))), {
-              concurrency: broadcastConcurrency,
-              discard: true
-            })
+            oneAtATime(batch)
           )
-        ),
+        )
+      )).pipe(
         Effect.withSpan("SettledNudges.send", { attributes: { "flexibility.nudges": batch.length } })
       )
 

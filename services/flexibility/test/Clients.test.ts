@@ -315,7 +315,7 @@ layer(setup, { excludeTestServices: true, timeout: "90 seconds" })("typed client
         }
         state.answer = (e) => answers[String(e.facts["commitment_id"])] ?? "dispatched"
         const before = state.ingested.length
-        const results = yield* nudges.sendMany(Object.keys(answers).map((id) => event({ commitment_id: id })))
+        const results = yield* nudges.sendMany!(Object.keys(answers).map((id) => event({ commitment_id: id })))
         state.answer = () => "dispatched"
         expect(state.ingested.length - before).toBe(5)
         expect(results.slice(0, 4)).toEqual(["delivered", "suppressed", "ignored", "duplicate"])
@@ -327,7 +327,7 @@ layer(setup, { excludeTestServices: true, timeout: "90 seconds" })("typed client
         const { state } = yield* NudgingServer
         const nudges = yield* Nudges
         const before = state.scheduled.length
-        yield* nudges.scheduleMany(["s-a", "s-b"].map((s) => ({ ...event(), trigger_at: "2026-08-17T09:45:00.000Z", external_key: `flexibility-accept:u-1:${s}` })))
+        yield* nudges.scheduleMany!(["s-a", "s-b"].map((s) => ({ ...event(), trigger_at: "2026-08-17T09:45:00.000Z", external_key: `flexibility-accept:u-1:${s}` })))
         expect(state.scheduled.slice(before).map((e) => e.external_key)).toEqual(["flexibility-accept:u-1:s-a", "flexibility-accept:u-1:s-b"])
       }))
   })
