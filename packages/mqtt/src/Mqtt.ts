@@ -46,6 +46,7 @@ import {
   Deferred,
   Duration,
   Effect,
+  Either,
   Exit,
   Fiber,
   FiberId,
@@ -587,56 +588,98 @@ const make = (config: MqttConfig.MqttConfig, options: MqttOptions = {}) =>
       if (queued >= 0) internals._storeProcessingQueue.splice(queued, 1)
     }
 
+    const publishTimeoutMs = Duration.toMillis(config.publishTimeout)
+    const publishFailed = (topic: string, err: Error) => new MqttPublishError({ topic, reason: "failed", message: errorText(err) })
+    const publishTimedOut = (topic: string) =>
+      new MqttPublishError({
+        topic,
+        reason: client.connected ? "timeout" : "not-connected",
+        message: client.connected
+          ? `no acknowledgement from ${broker} within ${Duration.format(config.publishTimeout)}`
+          : `not connected to ${broker} within ${Duration.format(config.publishTimeout)}`
+      })
+
+    /**
+     * Hands the message to MQTT.js and waits for its acknowledgement (QoS 1/2) or its write
+     * (QoS 0), at most `deadline` ms. The deadline is a plain timer inside the callback rather
+     * than `Effect.timeoutFail`, which races a sleeping fiber against every publish: on the
+     * commitment path that race was a third of a publish's CPU (docs/performance.md,
+     * "Flexibility service").
+     */
+    const sendNow = (
+      topic: string,
+      brokerTopic: string,
+      payload: string | Uint8Array,
+      options: mqtt.IClientPublishOptions,
+      deadline: number
+    ) =>
+      Effect.async<void, MqttPublishError>((resume) => {
+        let timer: ReturnType<typeof setTimeout> | undefined
+        let settled = false
+        const done = (err?: Error) => {
+          if (settled) return
+          settled = true
+          if (timer !== undefined) clearTimeout(timer)
+          resume(err ? Effect.fail(publishFailed(topic, err)) : Effect.void)
+        }
+        client.publish(
+          brokerTopic,
+          typeof payload === "string" ? payload : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength),
+          options,
+          done
+        )
+        const messageId = (options.qos ?? 0) > 0 ? trackPublish(done) : undefined
+        if (!settled) {
+          timer = setTimeout(() => {
+            if (settled) return
+            settled = true
+            // Given up on: the caller is told it failed, so the message must not be sent again
+            // behind its back.
+            cancelPublish(done, messageId)
+            resume(Effect.fail(publishTimedOut(topic)))
+          }, Math.max(0, deadline))
+        }
+        // Interrupted: the same.
+        return Effect.sync(() => {
+          if (settled) return
+          settled = true
+          if (timer !== undefined) clearTimeout(timer)
+          cancelPublish(done, messageId)
+        })
+      })
+
     const publish = (topic: string, payload: string | Uint8Array, publishOptions: PublishOptions = {}) =>
-      Effect.gen(function*() {
+      Effect.suspend(() => {
         const invalid = Topic.validateName(topic)
         if (invalid !== undefined) {
-          return yield* new MqttPublishError({ topic, reason: "invalid-topic", message: invalid })
+          return Effect.fail(new MqttPublishError({ topic, reason: "invalid-topic", message: invalid }))
         }
         const qos = publishOptions.qos ?? 1
         const retain = publishOptions.retain ?? false
-        const span = yield* Effect.currentSpan.pipe(Effect.option)
-        const traceparent = Option.map(span, (s) => HttpTraceContext.toHeaders(s)["traceparent"]!)
         const brokerTopic = Topic.withPrefix(config.topicPrefix, topic)
-        const send = Effect.gen(function*() {
-          yield* connectedOnce
-          const v5 = protocolVersion === 5
+        return Effect.flatMap(Effect.currentSpan.pipe(Effect.option), (span) => {
           const userProperties = {
             ...publishOptions.userProperties,
-            ...(Option.isSome(traceparent) ? { traceparent: traceparent.value } : {})
+            ...(Option.isSome(span) ? { traceparent: HttpTraceContext.toHeaders(span.value)["traceparent"]! } : {})
           }
-          yield* Effect.async<void, MqttPublishError>((resume) => {
-            const done = (err?: Error) =>
-              resume(
-                err
-                  ? Effect.fail(new MqttPublishError({ topic, reason: "failed", message: errorText(err) }))
-                  : Effect.void
-              )
-            client.publish(
-              brokerTopic,
-              typeof payload === "string" ? payload : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength),
-              { qos, retain, ...(v5 && Object.keys(userProperties).length > 0 ? { properties: { userProperties } } : {}) },
-              done
-            )
-            const messageId = qos > 0 ? trackPublish(done) : undefined
-            // Given up on (timeout, interruption): the caller is told it failed, so the message
-            // must not be sent again behind its back.
-            return Effect.sync(() => cancelPublish(done, messageId))
-          })
+          const options: mqtt.IClientPublishOptions = {
+            qos,
+            retain,
+            ...(protocolVersion === 5 && Object.keys(userProperties).length > 0 ? { properties: { userProperties } } : {})
+          }
+          // Connected (the usual case): straight to MQTT.js. Otherwise wait for the connection
+          // first, the wait and the acknowledgement sharing one publish timeout.
+          const startedAt = Date.now()
+          return Effect.flatMap(SubscriptionRef.get(status), (current) =>
+            current.state === "connected"
+              ? sendNow(topic, brokerTopic, payload, options, publishTimeoutMs)
+              : connectedOnce.pipe(
+                Effect.timeoutFail({ duration: config.publishTimeout, onTimeout: () => publishTimedOut(topic) }),
+                Effect.flatMap(() =>
+                  sendNow(topic, brokerTopic, payload, options, publishTimeoutMs - (Date.now() - startedAt))
+                )
+              ))
         })
-        yield* send.pipe(
-          Effect.timeoutFail({
-            duration: config.publishTimeout,
-            onTimeout: () =>
-              new MqttPublishError({
-                topic,
-                reason: client.connected ? "timeout" : "not-connected",
-                message: client.connected
-                  ? `no acknowledgement from ${broker} within ${Duration.format(config.publishTimeout)}`
-                  : `not connected to ${broker} within ${Duration.format(config.publishTimeout)}`
-              })
-          })
-        )
       }).pipe(
         Effect.withSpan("Mqtt.publish", {
           kind: "producer",
@@ -650,11 +693,153 @@ const make = (config: MqttConfig.MqttConfig, options: MqttOptions = {}) =>
         })
       )
 
+    /**
+     * The JSON text of `value` encoded with `schema`, the encoder compiled once per schema:
+     * `Schema.encode(Schema.parseJson(schema))` built a new schema, and so compiled a new encoder,
+     * on every publish.
+     */
+    const encoders = new WeakMap<Schema.Schema.Any, (value: unknown) => Either.Either<unknown, ParseResult.ParseIssue>>()
+    const encoderOf = (schema: Schema.Schema.Any) => {
+      let encoder = encoders.get(schema)
+      if (encoder === undefined) {
+        encoder = ParseResult.encodeUnknownEither(schema as Schema.Schema<unknown, unknown>)
+        encoders.set(schema, encoder)
+      }
+      return encoder
+    }
+
     const publishJson = <A, I>(topic: string, schema: Schema.Schema<A, I>, value: NoInfer<A>, publishOptions?: PublishOptions) =>
-      Schema.encode(Schema.parseJson(schema))(value).pipe(
-        Effect.mapError((e) =>
-          new MqttPublishError({ topic, reason: "encode", message: ParseResult.TreeFormatter.formatErrorSync(e) })),
-        Effect.flatMap((json) => publish(topic, json, publishOptions))
+      Effect.suspend(() => {
+        const encoded = encoderOf(schema)(value)
+        if (Either.isLeft(encoded)) {
+          return Effect.fail(
+            new MqttPublishError({ topic, reason: "encode", message: ParseResult.TreeFormatter.formatIssueSync(encoded.left) })
+          )
+        }
+        let json: string
+        try {
+          json = JSON.stringify(encoded.right)
+        } catch (cause) {
+          return Effect.fail(new MqttPublishError({ topic, reason: "encode", message: errorText(cause) }))
+        }
+        return publish(topic, json, publishOptions)
+      })
+
+    /**
+     * Several messages of one schema at once, for a service announcing many events: handed to
+     * MQTT.js together (one span, one wait), so a message costs about what MQTT.js itself takes
+     * (docs/performance.md, "Flexibility service"). Per message, in order: `undefined` once
+     * acknowledged (QoS 1/2) or written (QoS 0), else why not; the effect itself never fails.
+     * Same timeout and connection wait as `publish`.
+     */
+    const publishJsonMany = <A, I>(
+      schema: Schema.Schema<A, I>,
+      messages: ReadonlyArray<{ readonly topic: string; readonly value: NoInfer<A> }>,
+      publishOptions: PublishOptions = {}
+    ): Effect.Effect<ReadonlyArray<MqttPublishError | undefined>> =>
+      Effect.suspend(() => {
+        const results: Array<MqttPublishError | undefined> = new Array(messages.length).fill(undefined)
+        const ready: Array<{ readonly index: number; readonly topic: string; readonly brokerTopic: string; readonly json: string }> = []
+        const encode = encoderOf(schema)
+        messages.forEach(({ topic, value }, index) => {
+          const invalid = Topic.validateName(topic)
+          if (invalid !== undefined) {
+            results[index] = new MqttPublishError({ topic, reason: "invalid-topic", message: invalid })
+            return
+          }
+          const encoded = encode(value)
+          if (Either.isLeft(encoded)) {
+            results[index] = new MqttPublishError({ topic, reason: "encode", message: ParseResult.TreeFormatter.formatIssueSync(encoded.left) })
+            return
+          }
+          try {
+            ready.push({ index, topic, brokerTopic: Topic.withPrefix(config.topicPrefix, topic), json: JSON.stringify(encoded.right) })
+          } catch (cause) {
+            results[index] = new MqttPublishError({ topic, reason: "encode", message: errorText(cause) })
+          }
+        })
+        if (ready.length === 0) return Effect.succeed(results)
+        const qos = publishOptions.qos ?? 1
+        const retain = publishOptions.retain ?? false
+        return Effect.flatMap(Effect.currentSpan.pipe(Effect.option), (span) => {
+          const userProperties = {
+            ...publishOptions.userProperties,
+            ...(Option.isSome(span) ? { traceparent: HttpTraceContext.toHeaders(span.value)["traceparent"]! } : {})
+          }
+          const options: mqtt.IClientPublishOptions = {
+            qos,
+            retain,
+            ...(protocolVersion === 5 && Object.keys(userProperties).length > 0 ? { properties: { userProperties } } : {})
+          }
+          const sendAll = (deadline: number) =>
+            Effect.async<ReadonlyArray<MqttPublishError | undefined>>((resume) => {
+              let pending = ready.length
+              let finished = false
+              let timer: ReturnType<typeof setTimeout> | undefined
+              const tracked: Array<{ readonly done: (err?: Error) => void; readonly messageId: number | undefined; readonly state: { settled: boolean } }> = []
+              const finish = () => {
+                if (finished) return
+                finished = true
+                if (timer !== undefined) clearTimeout(timer)
+                resume(Effect.succeed(results))
+              }
+              for (const item of ready) {
+                const state = { settled: false }
+                const done = (err?: Error) => {
+                  if (state.settled || finished) return
+                  state.settled = true
+                  if (err) results[item.index] = publishFailed(item.topic, err)
+                  if (--pending === 0) finish()
+                }
+                client.publish(item.brokerTopic, item.json, options, done)
+                tracked.push({ done, messageId: qos > 0 ? trackPublish(done) : undefined, state })
+              }
+              // Whatever is not answered by the deadline is given up on (and must not be sent again).
+              const giveUp = (fail: boolean) => {
+                tracked.forEach((t, i) => {
+                  if (t.state.settled) return
+                  cancelPublish(t.done, t.messageId)
+                  if (fail) results[ready[i]!.index] = publishTimedOut(ready[i]!.topic)
+                })
+              }
+              if (!finished) {
+                timer = setTimeout(() => {
+                  if (finished) return
+                  giveUp(true)
+                  finish()
+                }, Math.max(0, deadline))
+              }
+              return Effect.sync(() => {
+                if (finished) return
+                finished = true
+                if (timer !== undefined) clearTimeout(timer)
+                giveUp(false)
+              })
+            })
+          const startedAt = Date.now()
+          return Effect.flatMap(SubscriptionRef.get(status), (current) =>
+            current.state === "connected"
+              ? sendAll(publishTimeoutMs)
+              : connectedOnce.pipe(
+                Effect.timeoutOption(config.publishTimeout),
+                Effect.flatMap((connected) => {
+                  if (Option.isSome(connected)) return sendAll(publishTimeoutMs - (Date.now() - startedAt))
+                  for (const item of ready) results[item.index] = publishTimedOut(item.topic)
+                  return Effect.succeed(results)
+                })
+              ))
+        })
+      }).pipe(
+        Effect.withSpan("Mqtt.publishMany", {
+          kind: "producer",
+          attributes: {
+            "messaging.system": "mqtt",
+            "messaging.operation.type": "send",
+            "messaging.batch.message_count": messages.length,
+            "mqtt.qos": publishOptions.qos ?? 1,
+            "mqtt.retain": publishOptions.retain ?? false
+          }
+        })
       )
 
     // --- subscribing -----------------------------------------------------------------------
@@ -818,6 +1003,7 @@ const make = (config: MqttConfig.MqttConfig, options: MqttOptions = {}) =>
       awaitConnected,
       publish,
       publishJson,
+      publishJsonMany,
       subscribeScoped,
       subscribe,
       subscribeJson,

@@ -115,6 +115,33 @@ describe("Mqtt with the embedded broker", () => {
       expect(bad.reason).toBe("encode")
     }).pipe(Effect.scoped))
 
+  it.live("publishJsonMany sends every valid message in order and names each one that could not go", () =>
+    Effect.gen(function*() {
+      const { info } = yield* startBroker(0)
+      const mqtt = yield* client(testConfig(info.port, { topicPrefix: "tenant-b/" }))
+      const received = yield* mqtt.subscribeJson("readings/+", Reading).pipe(Stream.take(3), Stream.runCollect, Effect.fork)
+      yield* Effect.sleep("100 millis")
+      const at = Schema.decodeSync(Schema.DateTimeUtc)("2024-05-01T10:15:00Z")
+      const results = yield* mqtt.publishJsonMany(Reading, [
+        { topic: "readings/m-1", value: { meterId: "m-1", kwh: 1, at } },
+        { topic: "readings/+", value: { meterId: "m-x", kwh: 1, at } },
+        { topic: "readings/m-2", value: { meterId: 2 } as never },
+        { topic: "readings/m-3", value: { meterId: "m-3", kwh: 3, at } },
+        { topic: "readings/m-4", value: { meterId: "m-4", kwh: 4, at } }
+      ], { qos: 1 })
+      expect(results.map((r) => r?.reason)).toEqual([undefined, "invalid-topic", "encode", undefined, undefined])
+      const messages = Chunk.toReadonlyArray(yield* Fiber.join(received).pipe(Effect.timeout("5 seconds")))
+      expect(messages.map((m) => [m.message.topic, m.value.kwh])).toEqual([["readings/m-1", 1], ["readings/m-3", 3], ["readings/m-4", 4]])
+    }).pipe(Effect.scoped))
+
+  it.live("publishJsonMany without a broker: each message times out as not-connected", () =>
+    Effect.gen(function*() {
+      const port = yield* freePort
+      const mqtt = yield* client(testConfig(port, { startupTimeout: Duration.zero, publishTimeout: Duration.millis(300) }))
+      const results = yield* mqtt.publishJsonMany(Schema.String, [{ topic: "x/1", value: "a" }, { topic: "x/2", value: "b" }])
+      expect(results.map((r) => r?.reason)).toEqual(["not-connected", "not-connected"])
+    }).pipe(Effect.scoped))
+
   it.live("consume runs every message in a consumer span and survives a failing handler", () =>
     Effect.gen(function*() {
       const { info } = yield* startBroker(0)

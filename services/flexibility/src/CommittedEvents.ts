@@ -37,6 +37,8 @@ export const eventOf = (c: Commitment): CommittedEvent => ({
 
 export interface CommittedEventsService {
   readonly publish: (commitment: Commitment) => Effect.Effect<void, MqttPublishError>
+  /** Several at once (one hand-over to the client); per commitment, in order, why it was not announced. */
+  readonly publishMany: (commitments: ReadonlyArray<Commitment>) => Effect.Effect<ReadonlyArray<MqttPublishError | undefined>>
 }
 
 export class CommittedEvents extends Context.Tag("flexibility/CommittedEvents")<CommittedEvents, CommittedEventsService>() {
@@ -47,11 +49,16 @@ export class CommittedEvents extends Context.Tag("flexibility/CommittedEvents")<
       const mqtt = yield* Mqtt.Mqtt
       const { committedTopic } = yield* Config.settings
       return {
-        publish: (c) => mqtt.publishJson(`${committedTopic}/${c.user_id}`, CommittedEvent, eventOf(c), { qos: 1 })
+        publish: (c) => mqtt.publishJson(`${committedTopic}/${c.user_id}`, CommittedEvent, eventOf(c), { qos: 1 }),
+        publishMany: (cs) =>
+          mqtt.publishJsonMany(CommittedEvent, cs.map((c) => ({ topic: `${committedTopic}/${c.user_id}`, value: eventOf(c) })), { qos: 1 })
       }
     })
   )
 
   /** Without a broker: commitments are not announced (development, tests of the HTTP API alone). */
-  static readonly disabled: Layer.Layer<CommittedEvents> = Layer.succeed(CommittedEvents, { publish: () => Effect.void })
+  static readonly disabled: Layer.Layer<CommittedEvents> = Layer.succeed(CommittedEvents, {
+    publish: () => Effect.void,
+    publishMany: (cs) => Effect.succeed(cs.map(() => undefined))
+  })
 }

@@ -104,6 +104,18 @@ export interface Settings {
   readonly broadcastConcurrency: number
   /** How long before a window the reminder scheduled on accept fires (reference A6.3: 15 minutes). */
   readonly reminderLead: Duration.Duration
+  /** Most pre-window reminders scheduled in one call to the nudging service (its limit: 500). */
+  readonly reminderBatchSize: number
+  /** How long a new commitment's reminder waits for others to go in the same call (`ScheduledReminders`). */
+  readonly reminderBatchLinger: Duration.Duration
+  /** Most `commitment_settled` nudges sent in one call to the nudging service (its limit: 500). */
+  readonly nudgeBatchSize: number
+  /** How long a settled commitment's nudge waits for others to go in the same call (`SettledNudges`). */
+  readonly nudgeBatchLinger: Duration.Duration
+  /** Most commitment announcements handed to the MQTT client at once. */
+  readonly announceBatchSize: number
+  /** How long a new commitment's announcement waits for others to go with it (`Announcements`). */
+  readonly announceBatchLinger: Duration.Duration
   /** Points of an accepted suggestion when neither the body nor the digital twin gives any (reference A4: 10). */
   readonly defaultRewardPoints: number
   /** Topic the accepted commitments are published on, `<prefix>/<user_id>`. */
@@ -114,6 +126,16 @@ export const settings: Config.Config<Settings> = Config.all({
   settlementConcurrency: positiveInt("FLEXIBILITY_SETTLEMENT_CONCURRENCY", 16),
   broadcastConcurrency: positiveInt("FLEXIBILITY_BROADCAST_CONCURRENCY", 8),
   reminderLead: Config.duration("FLEXIBILITY_REMINDER_LEAD").pipe(Config.withDefault(Duration.minutes(15))),
+  reminderBatchSize: positiveInt("FLEXIBILITY_REMINDER_BATCH_SIZE", 500).pipe(
+    Config.validate({ message: "FLEXIBILITY_REMINDER_BATCH_SIZE must be at most 500 (the nudging service's limit)", validation: (n) => n <= 500 })
+  ),
+  reminderBatchLinger: Config.duration("FLEXIBILITY_REMINDER_BATCH_LINGER").pipe(Config.withDefault(Duration.millis(50))),
+  nudgeBatchSize: positiveInt("FLEXIBILITY_NUDGE_BATCH_SIZE", 200).pipe(
+    Config.validate({ message: "FLEXIBILITY_NUDGE_BATCH_SIZE must be at most 500 (the nudging service's limit)", validation: (n) => n <= 500 })
+  ),
+  nudgeBatchLinger: Config.duration("FLEXIBILITY_NUDGE_BATCH_LINGER").pipe(Config.withDefault(Duration.millis(50))),
+  announceBatchSize: positiveInt("FLEXIBILITY_ANNOUNCE_BATCH_SIZE", 200),
+  announceBatchLinger: Config.duration("FLEXIBILITY_ANNOUNCE_BATCH_LINGER").pipe(Config.withDefault(Duration.millis(20))),
   defaultRewardPoints: Config.integer("FLEXIBILITY_DEFAULT_REWARD_POINTS").pipe(
     Config.withDefault(10),
     Config.validate({

@@ -22,6 +22,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import { Access } from "./Access.js"
+import { Announcements } from "./Announcements.js"
 import { Api } from "./Api.js"
 import { Background } from "./Background.js"
 import { Broadcast } from "./Broadcast.js"
@@ -41,7 +42,9 @@ import { Participants } from "./Participants.js"
 import * as PipelineListener from "./PipelineListener.js"
 import * as RegistryClient from "./RegistryClient.js"
 import { Reminders } from "./Reminders.js"
+import { ScheduledReminders } from "./ScheduledReminders.js"
 import { Settlement } from "./Settlement.js"
+import { SettledNudges } from "./SettledNudges.js"
 import { Suggestions } from "./Suggestions.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -181,7 +184,16 @@ export const services = (options: MakeOptions = {}) => {
 
   const repos = Layer.mergeAll(CommitmentsRepo.Default, BroadcastRepo.Default).pipe(Layer.provideMerge(database))
   const background = Background.Default
-  const notices = Notices.Default.pipe(Layer.provide(Layer.mergeAll(background, nudges, committedEvents)))
+  const notices = Notices.Default.pipe(
+    Layer.provide(Layer.mergeAll(
+      background,
+      nudges,
+      committedEvents,
+      Layer.mergeAll(ScheduledReminders.Default, SettledNudges.Default, Announcements.Default).pipe(
+        Layer.provide(Layer.mergeAll(background, nudges, committedEvents))
+      )
+    ))
+  )
   const commitments = Commitments.Default.pipe(
     Layer.provideMerge(Layer.mergeAll(
       Access.Default.pipe(Layer.provideMerge(engine)),

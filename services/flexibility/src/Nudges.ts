@@ -31,7 +31,20 @@ export type NudgeOutcome = "delivered" | "suppressed" | "duplicate" | "ignored"
 
 export interface NudgesService {
   readonly send: (event: NudgeEvent) => Effect.Effect<NudgeOutcome, Upstream.UpstreamFailure>
+  /**
+   * `send` for several events in one call: per event, in order, its outcome or why the nudging
+   * service refused it (400/422); the call fails as a whole only when the batch was not taken.
+   * Optional (fakes may leave it out): without it, events go one `send` at a time.
+   */
+  readonly sendMany?: (
+    events: ReadonlyArray<NudgeEvent>
+  ) => Effect.Effect<ReadonlyArray<NudgeOutcome | Upstream.UpstreamFailure>, Upstream.UpstreamFailure>
   readonly schedule: (event: ScheduledNudge) => Effect.Effect<void, Upstream.UpstreamFailure>
+  /**
+   * `schedule` for several events in one call (distinct keys; all are taken or none). Optional
+   * (fakes may leave it out): without it, events go one `schedule` at a time.
+   */
+  readonly scheduleMany?: (events: ReadonlyArray<ScheduledNudge>) => Effect.Effect<void, Upstream.UpstreamFailure>
   /** Withdraws a scheduled event that has not fired yet; nothing to withdraw is not a failure. */
   readonly unschedule: (externalKey: string) => Effect.Effect<void, Upstream.UpstreamFailure>
 }

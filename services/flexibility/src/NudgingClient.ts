@@ -7,7 +7,7 @@
  */
 import { ServiceClient } from "@rec/auth"
 import { Api as NudgingApi } from "@rec/nudging-service/Api"
-import { OutboundHttp } from "@rec/platform"
+import { OutboundHttp, Upstream } from "@rec/platform"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Config from "./Config.js"
@@ -29,10 +29,46 @@ export const make = (options: ServiceClient.Options) =>
         )
       )
 
+    const sendMany: NudgesService["sendMany"] = (events) =>
+      nudging.call(
+        "ingest_events",
+        nudging.client.ingest.ingestBatch({ payload: { events: events.map((event) => ({ ...event, facts: { ...event.facts } })) } })
+      ).pipe(
+        Effect.map(({ results }) =>
+          results.map((r): NudgeOutcome | Upstream.UpstreamFailure => {
+            switch (r.status) {
+              case 200:
+                return "delivered"
+              case 202:
+                return "suppressed"
+              case 204:
+                return "ignored"
+              case 409:
+                return "duplicate"
+              default:
+                return new Upstream.UpstreamFailure({
+                  upstream: "nudging service",
+                  operation: "ingest_event",
+                  status: r.status,
+                  upstreamStatus: r.status,
+                  detail: `The nudging service refused the event (${r.status}): ${r.detail}`,
+                  upstreamDetail: r.detail
+                })
+            }
+          })
+        )
+      )
+
     const schedule: NudgesService["schedule"] = (event) =>
       nudging.call(
         "schedule_event",
         nudging.client.scheduled.schedule({ payload: { ...event, facts: { ...event.facts } } })
+      ).pipe(Effect.asVoid)
+
+    const scheduleMany: NudgesService["scheduleMany"] = (events) =>
+      nudging.call(
+        "schedule_events",
+        nudging.client.scheduled.scheduleBatch({ payload: { events: events.map((event) => ({ ...event, facts: { ...event.facts } })) } })
       ).pipe(Effect.asVoid)
 
     const unschedule: NudgesService["unschedule"] = (externalKey) =>
@@ -44,7 +80,7 @@ export const make = (options: ServiceClient.Options) =>
         )
       )
 
-    return Nudges.of({ send, schedule, unschedule })
+    return Nudges.of({ send, sendMany, schedule, scheduleMany, unschedule })
   })
 
 /** From the environment: `NUDGING_API_URL`, `NUDGING_SCOPE`, `NUDGING_TIMEOUT`, the service's client. */

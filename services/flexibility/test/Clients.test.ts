@@ -101,11 +101,29 @@ const nudgingHandlers = (state: NudgingState) => {
     })
   return Layer.mergeAll(
     HttpApiBuilder.group(NudgingFakeApi, "ingest", (handlers) =>
-      handlers.handle("ingestEvent", ingest).handle("adminIngestEvent", ingest)),
+      handlers.handle("ingestEvent", ingest).handle("adminIngestEvent", ingest).handle("ingestBatch", ({ payload }) =>
+        Effect.sync(() => ({
+          results: payload.events.map((event) => {
+            state.ingested.push(event)
+            const status = ({ dispatched: 200, suppressed: 202, none: 204, deduplicated: 409, invalid: 422, broken: 422 } as const)[
+              state.answer(event)
+            ]
+            return { status, ...outcomes(event), user_id: event.user_id ?? "nobody", detail: status === 422 ? "facts.period is missing" : "" }
+          })
+        })))),
     HttpApiBuilder.group(NudgingFakeApi, "scheduled", (handlers) =>
       handlers
         .handle("schedule", schedule)
         .handle("adminSchedule", schedule)
+        .handle("scheduleBatch", ({ payload }) =>
+          Effect.sync(() => {
+            state.scheduled.push(...payload.events)
+            return {
+              created: payload.events.length,
+              replaced: 0,
+              events: payload.events.map((e, i) => ({ id: `b-${i}`, external_key: e.external_key ?? null, created: true }))
+            }
+          }))
         .handle("get", ({ path }) => Effect.fail(new HttpErrors.NotFound({ detail: `No scheduled event ${path.external_key}` })))
         .handle("cancel", ({ path }) =>
           path.external_key.startsWith("sent:")
@@ -280,6 +298,37 @@ layer(setup, { excludeTestServices: true, timeout: "90 seconds" })("typed client
         // Already sent, or never scheduled: nothing to withdraw, not a failure.
         yield* nudges.unschedule("sent:k")
         yield* nudges.unschedule("unknown:k")
+      }))
+  })
+
+  describe("Nudges in batches", () => {
+    it.effect("sendMany: one call, an outcome or a refusal per event in order", () =>
+      Effect.gen(function*() {
+        const { state } = yield* NudgingServer
+        const nudges = yield* Nudges
+        const answers: Record<string, NudgingState["answer"] extends (e: never) => infer R ? R : never> = {
+          "b-0": "dispatched",
+          "b-1": "suppressed",
+          "b-2": "none",
+          "b-3": "deduplicated",
+          "b-4": "invalid"
+        }
+        state.answer = (e) => answers[String(e.facts["commitment_id"])] ?? "dispatched"
+        const before = state.ingested.length
+        const results = yield* nudges.sendMany!(Object.keys(answers).map((id) => event({ commitment_id: id })))
+        state.answer = () => "dispatched"
+        expect(state.ingested.length - before).toBe(5)
+        expect(results.slice(0, 4)).toEqual(["delivered", "suppressed", "ignored", "duplicate"])
+        expect(results[4]).toMatchObject({ _tag: "UpstreamFailure", status: 422, upstreamDetail: "facts.period is missing" })
+      }))
+
+    it.effect("scheduleMany: one call with every event and its external key", () =>
+      Effect.gen(function*() {
+        const { state } = yield* NudgingServer
+        const nudges = yield* Nudges
+        const before = state.scheduled.length
+        yield* nudges.scheduleMany!(["s-a", "s-b"].map((s) => ({ ...event(), trigger_at: "2026-08-17T09:45:00.000Z", external_key: `flexibility-accept:u-1:${s}` })))
+        expect(state.scheduled.slice(before).map((e) => e.external_key)).toEqual(["flexibility-accept:u-1:s-a", "flexibility-accept:u-1:s-b"])
       }))
   })
 

@@ -44,6 +44,33 @@ const ingestDescription = "Evaluates the rules answering `event_type` against th
   "each get an outcome; the status is that of the first of dispatched, suppressed, deduplicated, invalid_facts, " +
   "rejected among them (else 204). Callers: service accounts with `nudging.ingest` or `nudging.admin`."
 
+/** At most this many events in one `POST /ingest-events/batch`. */
+export const ingestBatchLimit = 500
+
+export const IngestBatchRequest = Contract.allErrors(Schema.Struct({
+  events: Schema.Array(Domain.IngestEvent).pipe(Schema.minItems(1), Schema.maxItems(ingestBatchLimit)).annotations({
+    description: `1 to ${ingestBatchLimit} events, each as POST /ingest-event takes it`
+  })
+}).annotations({ identifier: "IngestBatchRequest" }))
+export type IngestBatchRequest = typeof IngestBatchRequest.Type
+
+export const IngestBatchResult = Schema.Struct({
+  status: Schema.Literal(200, 202, 204, 400, 409, 422).annotations({
+    description: "What POST /ingest-event would have answered for this event"
+  }),
+  event_type: Schema.String,
+  user_id: Schema.String,
+  community_id: Schema.NullOr(Schema.String),
+  outcomes: Schema.Array(Domain.RuleOutcome),
+  detail: Schema.String
+}).annotations({ identifier: "IngestBatchResult" })
+export type IngestBatchResult = typeof IngestBatchResult.Type
+
+export const IngestBatch = Schema.Struct({
+  results: Schema.Array(IngestBatchResult).annotations({ description: "One per event, in the request's order" })
+}).annotations({ identifier: "IngestBatch" })
+export type IngestBatch = typeof IngestBatch.Type
+
 export class IngestGroup extends HttpApiGroup.make("ingest")
   .add(
     ingestEndpoint("ingestEvent", "/ingest-event")
@@ -54,6 +81,18 @@ export class IngestGroup extends HttpApiGroup.make("ingest")
     ingestEndpoint("adminIngestEvent", "/admin/ingest-event")
       .annotate(OpenApi.Summary, "Ingest a digital twin event (the original's path)")
       .annotate(OpenApi.Description, `The same as POST /ingest-event. ${ingestDescription}`)
+  )
+  .add(
+    HttpApiEndpoint.post("ingestBatch", "/ingest-events/batch")
+      .setPayload(IngestBatchRequest)
+      .addSuccess(IngestBatch)
+      .annotate(OpenApi.Summary, "Ingest several events at once")
+      .annotate(
+        OpenApi.Description,
+        "Each event is ingested exactly as POST /ingest-event would ingest it (several at a time), and its result is " +
+          "the status that endpoint would have answered with the outcomes: 200 as long as the batch itself was " +
+          "taken. For callers that send many events, such as the flexibility service's settled commitments."
+      )
   )
   .addError(HttpErrors.Forbidden)
   .addError(HttpErrors.InternalServerError)
@@ -75,11 +114,50 @@ const scheduleEndpoint = <const Name extends string, const Path extends HttpApiE
         "Facts are checked as for ingest (422)."
     )
 
+/** At most this many events in one `POST /scheduled-events/batch`. */
+export const scheduleBatchLimit = 500
+
+export const ScheduleBatchRequest = Contract.allErrors(Schema.Struct({
+  events: Schema.Array(Domain.ScheduleRequest).pipe(Schema.minItems(1), Schema.maxItems(scheduleBatchLimit)).annotations({
+    description: `1 to ${scheduleBatchLimit} events, each as POST /scheduled-events takes it`
+  })
+}).annotations({ identifier: "ScheduleBatchRequest" }))
+export type ScheduleBatchRequest = typeof ScheduleBatchRequest.Type
+
+export const ScheduledBatchItem = Schema.Struct({
+  id: Schema.String,
+  external_key: Schema.NullOr(Schema.String),
+  created: Schema.Boolean.annotations({ description: "false: an event with this external_key existed and was replaced" })
+}).annotations({ identifier: "ScheduledBatchItem" })
+
+export const ScheduledBatch = Schema.Struct({
+  created: Schema.Int,
+  replaced: Schema.Int,
+  events: Schema.Array(ScheduledBatchItem).annotations({
+    description: "One per distinct event of the request, in its order (a key given twice counts once, its last event kept)"
+  })
+}).annotations({ identifier: "ScheduledBatch" })
+export type ScheduledBatch = typeof ScheduledBatch.Type
+
 export class ScheduledGroup extends HttpApiGroup.make("scheduled")
   .add(scheduleEndpoint("schedule", "/scheduled-events").annotate(OpenApi.Summary, "Schedule an event"))
   .add(
     scheduleEndpoint("adminSchedule", "/admin/scheduled-events")
       .annotate(OpenApi.Summary, "Schedule an event (the original's path)")
+  )
+  .add(
+    HttpApiEndpoint.post("scheduleBatch", "/scheduled-events/batch")
+      .setPayload(ScheduleBatchRequest)
+      .addSuccess(ScheduledBatch)
+      .addError(HttpErrors.UnprocessableEntity)
+      .annotate(OpenApi.Summary, "Schedule several events at once")
+      .annotate(
+        OpenApi.Description,
+        "Each event as POST /scheduled-events would take it (upsert by `external_key`), all in one statement: " +
+          "every event is stored, or none (422 naming each invalid event's facts as `events.<i>.facts.<name>`). " +
+          "An `external_key` given twice keeps its last event. For callers that schedule many events, such as the " +
+          "flexibility service's pre-window reminders."
+      )
   )
   .add(
     HttpApiEndpoint.get("get", "/scheduled-events/:external_key")

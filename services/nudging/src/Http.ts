@@ -16,7 +16,7 @@ import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Access } from "./Access.js"
-import { Api } from "./Api.js"
+import { Api, type IngestBatchRequest, type ScheduleBatchRequest } from "./Api.js"
 import { ClickTracking } from "./ClickTracking.js"
 import * as Config from "./Config.js"
 import { DeliveriesRepo } from "./DeliveriesRepo.js"
@@ -83,6 +83,9 @@ export const answer = (report: IngestReport) => {
   }
 }
 
+/** Events of one `POST /ingest-events/batch` ingested at the same time (as that many single requests would be). */
+const ingestBatchConcurrency = 8
+
 export const IngestLive = HttpApiBuilder.group(Api, "ingest", (handlers) =>
   Effect.gen(function*() {
     const ingest = yield* Ingest
@@ -95,9 +98,26 @@ export const IngestLive = HttpApiBuilder.group(Api, "ingest", (handlers) =>
         const report = yield* orUnavailable(ingest.ingest(payload))
         return yield* answer(report)
       })
+    /** Each event as `handle` would ingest it, its report as a result; one authorization for the batch. */
+    const batch = (request: IngestBatchRequest) =>
+      Effect.gen(function*() {
+        yield* access.require("ingest", "event", "")
+        const reports = yield* orUnavailable(Effect.forEach(request.events, (event) => ingest.ingest(event), { concurrency: ingestBatchConcurrency }))
+        return {
+          results: reports.map((report) => ({
+            status: report.status,
+            event_type: report.eventType,
+            user_id: report.userId,
+            community_id: report.communityId,
+            outcomes: report.outcomes,
+            detail: report.detail
+          }))
+        }
+      }).pipe(Effect.withSpan("Http.ingestBatch", { attributes: { "nudging.events": request.events.length } }))
     return handlers
       .handle("ingestEvent", ({ payload }) => handle(payload))
       .handle("adminIngestEvent", ({ payload }) => handle(payload))
+      .handle("ingestBatch", ({ payload }) => batch(payload))
   }))
 
 // ---------------------------------------------------------------------------------------------
@@ -123,9 +143,28 @@ export const ScheduledLive = HttpApiBuilder.group(Api, "scheduled", (handlers) =
 
     const notFound = (key: string) => new HttpErrors.NotFound({ detail: `No scheduled event with external key ${key}` })
 
+    const scheduleBatch = (request: ScheduleBatchRequest) =>
+      Effect.gen(function*() {
+        yield* access.require("ingest", "scheduled_event", "")
+        const result = yield* orUnavailable(scheduler.scheduleMany(request.events))
+        if (result._tag === "Invalid") {
+          return yield* Effect.fail(new HttpErrors.UnprocessableEntity({
+            detail: `Facts are missing or invalid: ${result.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+            issues: result.issues
+          }))
+        }
+        const created = result.events.filter((e) => e.created).length
+        return {
+          created,
+          replaced: result.events.length - created,
+          events: result.events.map((e) => ({ id: e.id, external_key: e.externalKey, created: e.created }))
+        }
+      })
+
     return handlers
       .handle("schedule", ({ payload }) => schedule(payload))
       .handle("adminSchedule", ({ payload }) => schedule(payload))
+      .handle("scheduleBatch", ({ payload }) => scheduleBatch(payload))
       .handle("get", ({ path }) =>
         Effect.gen(function*() {
           yield* access.require("ingest", "scheduled_event", "")

@@ -71,6 +71,34 @@ export class ScheduledRepo extends Effect.Service<ScheduledRepo>()("nudging/Sche
         (rows) => ({ event: toEvent(rows[0]!), created: rows[0]!.inserted })
       )
 
+    /**
+     * `upsert` for many events in one statement (the rows as one JSON parameter); the keys must
+     * be distinct (PostgreSQL cannot update one row twice in a statement). Per event, in order:
+     * its id (the existing row's when replaced) and whether it was new.
+     */
+    const upsertMany = (events: ReadonlyArray<NewScheduledEvent>, now: string) =>
+      Effect.map(
+        sql<{ id: string; externalKey: string | null; inserted: boolean; ord: number }>`WITH input AS (
+            SELECT * FROM jsonb_to_recordset(${JSON.stringify(events.map((e, ord) => ({ ord, ...e })))}::jsonb)
+              AS r(ord int, id text, "externalKey" text, "eventType" text, "userId" text, "communityId" text,
+                "triggerAt" timestamptz, facts jsonb)
+          ), upserted AS (
+            INSERT INTO scheduled_events (id, external_key, event_type, user_id, community_id, trigger_at, facts, status,
+                outcomes, created_at, updated_at)
+              SELECT id, "externalKey", "eventType", "userId", "communityId", "triggerAt", facts, 'pending', '[]'::jsonb,
+                ${now}, ${now} FROM input ORDER BY ord
+            ON CONFLICT (external_key) DO UPDATE SET event_type = excluded.event_type, user_id = excluded.user_id,
+              community_id = excluded.community_id, trigger_at = excluded.trigger_at, facts = excluded.facts,
+              status = 'pending', http_status = NULL, outcomes = '[]'::jsonb, last_error = NULL, dispatched_at = NULL,
+              updated_at = excluded.updated_at
+            RETURNING id, external_key, (xmax = 0) AS inserted
+          )
+          SELECT u.id, u.external_key, u.inserted, i.ord FROM upserted u
+            JOIN input i ON i.id = u.id OR i."externalKey" = u.external_key
+          ORDER BY i.ord`,
+        (rows) => rows.map((r) => ({ id: r.id, externalKey: r.externalKey, created: r.inserted }))
+      )
+
     const byKey = (key: string) =>
       Effect.map(sql<Row>`SELECT ${columns} FROM scheduled_events WHERE external_key = ${key}`, (rows) =>
         rows[0] === undefined ? undefined : toEvent(rows[0]))
@@ -107,6 +135,6 @@ export class ScheduledRepo extends Effect.Service<ScheduledRepo>()("nudging/Sche
     /** The daily counts of days before `day` (YYYY-MM-DD) are no longer read. */
     const forgetCountsBefore = (day: string) => sql`DELETE FROM daily_counts WHERE day < ${day}`.pipe(Effect.asVoid)
 
-    return { upsert, byKey, cancel, lockNextDue, markDispatched, markFailed, forgetCountsBefore }
+    return { upsert, upsertMany, byKey, cancel, lockNextDue, markDispatched, markFailed, forgetCountsBefore }
   })
 }) {}

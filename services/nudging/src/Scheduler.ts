@@ -18,13 +18,30 @@ import * as crypto from "node:crypto"
 import { Dispatcher } from "./Dispatcher.js"
 import type * as Domain from "./Domain.js"
 import { checkEnvelope, Ingest } from "./Ingest.js"
-import { ScheduledRepo } from "./ScheduledRepo.js"
+import { type NewScheduledEvent, ScheduledRepo } from "./ScheduledRepo.js"
 import { Settings } from "./Settings.js"
 import * as Windows from "./Windows.js"
 
 export type ScheduleResult =
   | { readonly _tag: "Scheduled"; readonly created: boolean; readonly event: Domain.ScheduledEvent }
   | { readonly _tag: "Invalid"; readonly issues: ReadonlyArray<HttpErrors.Issue> }
+
+export type ScheduleManyResult =
+  | { readonly _tag: "Scheduled"; readonly events: ReadonlyArray<{ readonly id: string; readonly externalKey: string | null; readonly created: boolean }> }
+  | { readonly _tag: "Invalid"; readonly issues: ReadonlyArray<HttpErrors.Issue> }
+
+const toNew = (request: Domain.ScheduleRequest): NewScheduledEvent => {
+  const community = request.community_id ?? null
+  return {
+    id: crypto.randomUUID(),
+    externalKey: request.external_key ?? null,
+    eventType: request.event_type,
+    userId: request.user_id ?? null,
+    communityId: community === "" ? null : community,
+    triggerAt: new Date(Date.parse(request.trigger_at)).toISOString(),
+    facts: request.facts
+  }
+}
 
 export class Scheduler extends Effect.Service<Scheduler>()("nudging/Scheduler", {
   scoped: Effect.gen(function*() {
@@ -41,18 +58,39 @@ export class Scheduler extends Effect.Service<Scheduler>()("nudging/Scheduler", 
       Effect.gen(function*() {
         const envelope = checkEnvelope({ ...request, facts: request.facts })
         if (envelope.issues.length > 0) return { _tag: "Invalid", issues: envelope.issues } as const
-        const community = request.community_id ?? null
-        const { created, event } = yield* repo.upsert({
-          id: crypto.randomUUID(),
-          externalKey: request.external_key ?? null,
-          eventType: request.event_type,
-          userId: request.user_id ?? null,
-          communityId: community === "" ? null : community,
-          triggerAt: new Date(Date.parse(request.trigger_at)).toISOString(),
-          facts: request.facts
-        }, yield* now)
+        const { created, event } = yield* repo.upsert(toNew(request), yield* now)
         return { _tag: "Scheduled", created, event } as const
       }).pipe(Effect.withSpan("Scheduler.schedule"))
+
+    /**
+     * `schedule` for many events, all stored in one statement or none (any invalid event: none,
+     * and the issues of each, under `events.<i>`). A key given twice keeps its last event, as
+     * scheduling them one after the other would.
+     */
+    const scheduleMany = (requests: ReadonlyArray<Domain.ScheduleRequest>): Effect.Effect<ScheduleManyResult, SqlError> =>
+      Effect.gen(function*() {
+        const issues: Array<HttpErrors.Issue> = []
+        requests.forEach((request, i) => {
+          for (const issue of checkEnvelope({ ...request, facts: request.facts }).issues) {
+            issues.push({ ...issue, path: ["events", i, ...issue.path] })
+          }
+        })
+        if (issues.length > 0) return { _tag: "Invalid", issues } as const
+        const byKey = new Map<string, number>()
+        const events: Array<NewScheduledEvent> = []
+        for (const request of requests) {
+          const event = toNew(request)
+          const at = event.externalKey === null ? undefined : byKey.get(event.externalKey)
+          if (at === undefined) {
+            if (event.externalKey !== null) byKey.set(event.externalKey, events.length)
+            events.push(event)
+          } else {
+            events[at] = event
+          }
+        }
+        const stored = yield* repo.upsertMany(events, yield* now)
+        return { _tag: "Scheduled", events: stored } as const
+      }).pipe(Effect.withSpan("Scheduler.scheduleMany", { attributes: { "nudging.events": requests.length } }))
 
     /** Ingests the next due event; `false` when none is due. */
     const runNext = Effect.gen(function*() {
@@ -96,6 +134,7 @@ export class Scheduler extends Effect.Service<Scheduler>()("nudging/Scheduler", 
 
     return {
       schedule,
+      scheduleMany,
       runDue,
       byKey: repo.byKey,
       cancel: (key: string) => Effect.flatMap(now, (at) => repo.cancel(key, at))

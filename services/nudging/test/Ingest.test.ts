@@ -86,6 +86,45 @@ layer(serviceLayer(), { excludeTestServices: true, timeout: "120 seconds" })("in
       expect(reply.body).toMatchObject({ result: "dispatched" })
     }))
 
+  it.effect("batch: each event ingested as POST /ingest-event would, its status and outcomes in order", () =>
+    Effect.gen(function*() {
+      const t = yield* token("svc-flexibility")
+      const [a, b, c] = [freshUser(), freshUser(), freshUser()]
+      const reply = yield* call("POST", "/ingest-events/batch", {
+        token: t,
+        json: {
+          events: [
+            importedUp(a),
+            importedUp(a, { delta_pct: 50 }),
+            importedUp(b, { delta_pct: 12 }),
+            importedUp(c, { scenario: "imported_down" }),
+            importedUp(c, { delta_pct: "lots" })
+          ]
+        }
+      })
+      expect(reply.status).toBe(200)
+      const results = (reply.body as { results: Array<{ status: number; user_id: string; outcomes: Array<Domain.RuleOutcome> }> }).results
+      expect(results.map((r) => r.status).sort()).toEqual([200, 204, 400, 409, 422].sort())
+      expect(results[2]).toMatchObject({ status: 204, user_id: b, outcomes: [{ outcome: "not_triggered" }] })
+      expect(results[3]).toMatchObject({ status: 400, user_id: c, outcomes: [{ outcome: "rejected" }] })
+      expect(results[4]).toMatchObject({ status: 422, outcomes: [{ outcome: "invalid_facts" }] })
+      // The two events of one user in one window: one notification, one duplicate (whichever came first).
+      expect([results[0]!.status, results[1]!.status].sort()).toEqual([200, 409])
+      expect((yield* notifications(a)).body).toMatchObject({ total: 1 })
+    }))
+
+  it.effect("batch: validated as a whole (400), authorized as ingest (users 403)", () =>
+    Effect.gen(function*() {
+      const t = yield* token("svc-flexibility")
+      expect((yield* call("POST", "/ingest-events/batch", { token: t, json: { events: [] } })).status).toBe(400)
+      const malformed = yield* call("POST", "/ingest-events/batch", { token: t, json: { events: [importedUp(freshUser()), { user_id: "x" }] } })
+      expect(malformed).toMatchObject({ status: 400, body: { issues: [{ path: ["events", 1, "event_type"] }, { path: ["events", 1, "facts"] }] } })
+      const tooMany = Array.from({ length: 501 }, () => importedUp(freshUser()))
+      expect((yield* call("POST", "/ingest-events/batch", { token: t, json: { events: tooMany } })).status).toBe(400)
+      const asUser = yield* call("POST", "/ingest-events/batch", { token: yield* token("admin"), json: { events: [importedUp(freshUser())] } })
+      expect(asUser.status).toBe(403)
+    }))
+
   it.effect("204: an event type no rule answers, whatever its scenario (no body)", () =>
     Effect.gen(function*() {
       for (const scenario of ["imported_up", "no_such_scenario"]) {

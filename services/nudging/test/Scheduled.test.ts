@@ -119,6 +119,75 @@ describe("scheduled events", () => {
         })
       }))
 
+    it.effect("batch: upserts every event in one request (a key given twice keeps its last); dispatched as single ones", () =>
+      Effect.gen(function*() {
+        const time = yield* Time
+        const scheduler = yield* Scheduler
+        time.set("2026-06-13T09:00:00Z")
+        const t = yield* token("svc-flexibility")
+        const [u1, u2, u3] = [freshUser(), freshUser(), freshUser()]
+        const existing = `batch-existing-${u1}`
+        expect((yield* schedule(reminder(u1, existing, "2026-06-13T12:00:00Z"))).status).toBe(201)
+        const twice = `batch-twice-${u2}`
+        const fresh = `batch-fresh-${u3}`
+        const batch = yield* schedule({
+          events: [
+            reminder(u1, existing, "2026-06-13T10:00:00Z"),
+            reminder(u2, twice, "2026-06-13T23:00:00Z"),
+            reminder(u3, fresh, "2026-06-13T10:00:00Z"),
+            reminder(u2, twice, "2026-06-13T10:00:00Z")
+          ]
+        }, "svc-flexibility", "/scheduled-events/batch")
+        expect(batch.status).toBe(200)
+        const body = batch.body as { created: number; replaced: number; events: Array<{ id: string; external_key: string; created: boolean }> }
+        expect(body).toMatchObject({
+          created: 2,
+          replaced: 1,
+          events: [
+            { external_key: existing, created: false },
+            { external_key: twice, created: true },
+            { external_key: fresh, created: true }
+          ]
+        })
+        const replaced = (yield* call("GET", `/scheduled-events/${existing}`, { token: t })).body as Domain.ScheduledEvent
+        expect(replaced).toMatchObject({ id: body.events[0]!.id, trigger_at: "2026-06-13T10:00:00.000Z", status: "pending" })
+        expect((yield* call("GET", `/scheduled-events/${twice}`, { token: t })).body).toMatchObject({
+          trigger_at: "2026-06-13T10:00:00.000Z"
+        })
+        time.set("2026-06-13T10:00:01Z")
+        yield* scheduler.runDue
+        for (const key of [existing, twice, fresh]) {
+          expect((yield* call("GET", `/scheduled-events/${key}`, { token: t })).body).toMatchObject({
+            status: "dispatched",
+            http_status: 200,
+            outcomes: [{ rule_id: "flexibility_reminder", outcome: "dispatched" }]
+          })
+        }
+      }))
+
+    it.effect("batch: one invalid event stores none (422 naming it); empty or oversized batches and users are refused", () =>
+      Effect.gen(function*() {
+        const t = yield* token("svc-flexibility")
+        const user = freshUser()
+        const good = `batch-good-${user}`
+        const bad = yield* schedule({
+          events: [reminder(user, good, "2026-06-14T10:00:00Z"), { ...reminder(user, `batch-bad-${user}`, "2026-06-14T10:00:00Z"), facts: { facts_version: "1.0" } }]
+        }, "svc-flexibility", "/scheduled-events/batch")
+        expect(bad.status).toBe(422)
+        expect(bad.body).toMatchObject({ issues: [{ path: ["events", 1, "facts", "scenario"], message: "is missing" }] })
+        expect((yield* call("GET", `/scheduled-events/${good}`, { token: t })).status).toBe(404)
+        const empty = yield* schedule({ events: [] }, "svc-flexibility", "/scheduled-events/batch")
+        expect(empty.status).toBe(400)
+        const tooMany = yield* schedule({
+          events: Array.from({ length: 501 }, (_, i) => reminder(user, `many-${i}-${user}`, "2026-06-14T10:00:00Z"))
+        }, "svc-flexibility", "/scheduled-events/batch")
+        expect(tooMany.status).toBe(400)
+        const noZone = yield* schedule({ events: [reminder(user, good, "2026-06-14T10:00:00")] }, "svc-flexibility", "/scheduled-events/batch")
+        expect(noZone).toMatchObject({ status: 400, body: { issues: [{ path: ["events", 0, "trigger_at"] }] } })
+        const asUser = yield* schedule({ events: [reminder(user, good, "2026-06-14T10:00:00Z")] }, "admin", "/scheduled-events/batch")
+        expect(asUser).toMatchObject({ status: 403, body: { detail: "Not allowed: users may not ingest events" } })
+      }))
+
     it.effect("facts are checked when scheduling (422 naming each); users may not schedule", () =>
       Effect.gen(function*() {
         const user = freshUser()

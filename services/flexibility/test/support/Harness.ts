@@ -71,7 +71,16 @@ export const recordingNudges = Layer.effectContext(
           record.sent.push(event)
           return Effect.succeed(answer)
         }),
+      sendMany: (events) =>
+        Effect.sync(() =>
+          events.map((event) => {
+            const answer = record.answer(event)
+            if (!(answer instanceof Upstream.UpstreamFailure)) record.sent.push(event)
+            return answer
+          })
+        ),
       schedule: (event) => Effect.sync(() => void record.scheduled.push(event)),
+      scheduleMany: (events) => Effect.sync(() => void record.scheduled.push(...events)),
       unschedule: (key) => Effect.sync(() => void record.unscheduled.push(key))
     })
     return Context.make(RecordedNudges, record).pipe(Context.add(Nudges, nudges))

@@ -307,11 +307,15 @@ const groups = (state: NudgingState) =>
         })
         .handle("trackClick", unused("GET /track/click"))),
     HttpApiBuilder.group(NudgingApi, "ingest", (h) =>
-      h.handle("ingestEvent", unused("POST /ingest-event")).handle("adminIngestEvent", unused("POST /admin/ingest-event"))),
+      h
+        .handle("ingestEvent", unused("POST /ingest-event"))
+        .handle("adminIngestEvent", unused("POST /admin/ingest-event"))
+        .handle("ingestBatch", unused("POST /ingest-events/batch"))),
     HttpApiBuilder.group(NudgingApi, "scheduled", (h) =>
       h
         .handle("schedule", unused("POST /scheduled-events"))
         .handle("adminSchedule", unused("POST /admin/scheduled-events"))
+        .handle("scheduleBatch", unused("POST /scheduled-events/batch"))
         .handle("get", unused("GET /scheduled-events/{key}"))
         .handle("cancel", unused("DELETE /scheduled-events/{key}")))
   )

@@ -1,0 +1,129 @@
+/**
+ * What follows commitments, in batches: reminders scheduled in one call (a key offered twice
+ * keeps its last event; a withdrawn one is dropped or withdrawn after its batch), settled nudges
+ * in one call, and a batch the nudging service does not take sent again one event at a time.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Upstream } from "@rec/platform"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { Background } from "../src/Background.js"
+import type { Commitment } from "../src/Domain.js"
+import { type NudgeEvent, Nudges, type ScheduledNudge } from "../src/Nudges.js"
+import { ScheduledReminders } from "../src/ScheduledReminders.js"
+import { SettledNudges } from "../src/SettledNudges.js"
+
+interface Calls {
+  readonly log: Array<string>
+  batchFails: boolean
+}
+
+const failure = (detail: string) => new Upstream.UpstreamFailure({ upstream: "nudging service", operation: "test", status: 502, detail })
+
+const fakeNudges = (calls: Calls) =>
+  Layer.succeed(
+    Nudges,
+    Nudges.of({
+      send: (e: NudgeEvent) => Effect.sync(() => void calls.log.push(`send ${e.facts["commitment_id"]}`)).pipe(Effect.as("delivered" as const)),
+      sendMany: (events) =>
+        calls.batchFails
+          ? Effect.fail(failure("no batch route"))
+          : Effect.sync(() => {
+            calls.log.push(`sendMany ${events.map((e) => e.facts["commitment_id"]).join(",")}`)
+            return events.map((e) => (e.facts["commitment_id"] === "refused" ? failure("refused") : "delivered" as const))
+          }),
+      schedule: (e: ScheduledNudge) => Effect.sync(() => void calls.log.push(`schedule ${e.external_key}`)),
+      scheduleMany: (events) =>
+        calls.batchFails
+          ? Effect.fail(failure("no batch route"))
+          : Effect.sync(() => void calls.log.push(`scheduleMany ${events.map((e) => `${e.external_key}@${e.trigger_at}`).join(",")}`)),
+      unschedule: (key) => Effect.sync(() => void calls.log.push(`unschedule ${key}`))
+    })
+  )
+
+const setup = (calls: Calls) =>
+  Layer.mergeAll(ScheduledReminders.Default, SettledNudges.Default).pipe(
+    Layer.provideMerge(Layer.merge(fakeNudges(calls), Background.Default))
+  )
+
+const reminder = (key: string, at = "2030-01-01T10:00:00.000Z"): ScheduledNudge => ({
+  event_type: "flexibility_reminder",
+  user_id: "u",
+  community_id: null,
+  facts: { commitment_id: key },
+  trigger_at: at,
+  external_key: key
+})
+
+const commitment = (id: string) => ({
+  id,
+  user_id: "u",
+  suggestion_id: "s",
+  suggestion_type: "shift-consumption",
+  community_id: null,
+  device_id: null,
+  period_start: "2030-01-01T10:00:00.000Z",
+  period_end: "2030-01-01T11:00:00.000Z",
+  committed_at: "2030-01-01T09:00:00.000Z",
+  settled_at: "2030-01-01T12:00:00.000Z",
+  reminded_at: null,
+  cancelled_at: null,
+  status: "settled",
+  reward_points_estimated: 5,
+  reward_points_actual: 4,
+  actual_kwh: 0.4
+}) as unknown as Commitment
+
+const idle = Effect.flatMap(Background, (b) => b.idle)
+
+describe("batches of what follows commitments", () => {
+  it.live("reminders: one call for the moment's reminders; a key given twice keeps its last; a withdrawn one is dropped", () => {
+    const calls: Calls = { log: [], batchFails: false }
+    return Effect.gen(function*() {
+      const reminders = yield* ScheduledReminders
+      yield* reminders.schedule(reminder("a"))
+      yield* reminders.schedule(reminder("b"))
+      yield* reminders.schedule(reminder("a", "2030-01-01T09:45:00.000Z"))
+      yield* reminders.schedule(reminder("c"))
+      yield* reminders.unschedule("c")
+      yield* idle
+      expect(calls.log).toEqual([
+        "unschedule c",
+        "scheduleMany b@2030-01-01T10:00:00.000Z,a@2030-01-01T09:45:00.000Z"
+      ])
+    }).pipe(Effect.provide(setup(calls)))
+  })
+
+  it.live("reminders: a batch the nudging service does not take is scheduled one at a time", () => {
+    const calls: Calls = { log: [], batchFails: true }
+    return Effect.gen(function*() {
+      const reminders = yield* ScheduledReminders
+      yield* reminders.schedule(reminder("a"))
+      yield* reminders.schedule(reminder("b"))
+      yield* idle
+      expect(calls.log).toEqual(["schedule a", "schedule b"])
+    }).pipe(Effect.provide(setup(calls)))
+  })
+
+  it.live("reminders: what still waits at shutdown is sent", () => {
+    const calls: Calls = { log: [], batchFails: false }
+    return Effect.gen(function*() {
+      const reminders = yield* ScheduledReminders
+      yield* reminders.schedule(reminder("late"))
+    }).pipe(Effect.provide(setup(calls)), Effect.andThen(() => expect(calls.log).toEqual(["scheduleMany late@2030-01-01T10:00:00.000Z"])))
+  })
+
+  it.live("settled nudges: one call; a refused event does not stop the rest; without the batch route one at a time", () => {
+    const calls: Calls = { log: [], batchFails: false }
+    return Effect.gen(function*() {
+      const settled = yield* SettledNudges
+      yield* settled.offer([commitment("x"), commitment("refused"), commitment("y")])
+      yield* idle
+      expect(calls.log).toEqual(["sendMany x,refused,y"])
+      calls.batchFails = true
+      yield* settled.offer([commitment("p"), commitment("q")])
+      yield* idle
+      expect(calls.log.slice(1).sort()).toEqual(["send p", "send q"])
+    }).pipe(Effect.provide(setup(calls)))
+  })
+})
