@@ -25,7 +25,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { parseArgs } from "node:util"
-import { freePort, root, startProcess, stopAll } from "../lib/processes.mjs"
+import { cpuMicros, freePort, root, startProcess, stopAll } from "../lib/processes.mjs"
 
 const { values } = parseArgs({
   options: {
@@ -256,11 +256,14 @@ const measureBackend = async (backend) => {
       globalThis.gc?.()
       fs.writeFileSync(`/proc/${measuredPid}/clear_refs`, "5")
       const before = kb(measuredPid, "VmRSS")
+      const cpuBefore = cpuMicros(measuredPid)
       const started = performance.now()
       await work()
       const ms = performance.now() - started
       const peak = kb(measuredPid, "VmHWM")
-      return { ms: Math.round(ms), rss_before_mb: before / 1024, peak_rss_mb: peak / 1024, peak_over_before_mb: (peak - before) / 1024 }
+      // CPU time of the measured process (on PostgreSQL the server's share is not in it).
+      const cpu_ms = Math.round((cpuMicros(measuredPid) - cpuBefore) / 1000)
+      return { ms: Math.round(ms), cpu_ms, rss_before_mb: before / 1024, peak_rss_mb: peak / 1024, peak_over_before_mb: (peak - before) / 1024 }
     }
 
     // Warm-up (JIT, pools, caches) on both sides with a small community.
@@ -317,7 +320,7 @@ for (const backend of values.backend.split(",")) {
   }
   const phases = ["baseline_recordset", "baseline_values", "import_new", "import_replace", "export"]
   const summary = Object.fromEntries(phases.map((name) => [name, Object.fromEntries(
-    ["ms", "rss_before_mb", "peak_rss_mb", "peak_over_before_mb"].map((field) => [field, Math.round(median(measured.runs.map((r) => r[name][field])))])
+    ["ms", "cpu_ms", "rss_before_mb", "peak_rss_mb", "peak_over_before_mb"].map((field) => [field, Math.round(median(measured.runs.map((r) => r[name][field])))])
   )]))
   const baseline = Math.min(summary.baseline_recordset.ms, summary.baseline_values.ms)
   results.backends[backend] = {
@@ -353,11 +356,11 @@ const labels = {
 console.log("")
 console.log(`${results.machine.cpu} x${results.machine.cores}, Node ${process.version}, load ${results.machine.load_average_1m}; ${members} members, median of ${runs} runs`)
 console.log("memory: the registry process for its phases, the benchmark process for the baselines")
-console.log(`| backend  | phase                                   |      ms | RSS before MB | peak RSS MB | peak - before MB |`)
-console.log(`|----------|-----------------------------------------|---------|---------------|-------------|------------------|`)
+console.log(`| backend  | phase                                   |      ms |  CPU ms | RSS before MB | peak RSS MB | peak - before MB |`)
+console.log(`|----------|-----------------------------------------|---------|---------|---------------|-------------|------------------|`)
 for (const [backend, r] of Object.entries(results.backends)) {
   for (const [phase, p] of Object.entries(r.phases)) {
-    console.log(`| ${backend.padEnd(8)} | ${labels[phase].padEnd(39)} | ${String(p.ms).padStart(7)} | ${String(p.rss_before_mb).padStart(13)} | ${String(p.peak_rss_mb).padStart(11)} | ${String(p.peak_over_before_mb).padStart(16)} |`)
+    console.log(`| ${backend.padEnd(8)} | ${labels[phase].padEnd(39)} | ${String(p.ms).padStart(7)} | ${String(p.cpu_ms).padStart(7)} | ${String(p.rss_before_mb).padStart(13)} | ${String(p.peak_rss_mb).padStart(11)} | ${String(p.peak_over_before_mb).padStart(16)} |`)
   }
   console.log(`${backend}: registry RSS at ready ${r.registry_rss_at_ready_mb} MB${r.first_start_creating_the_data_directory === undefined ? "" : ` (the first start, creating the data directory: ${r.first_start_creating_the_data_directory.rss_at_ready_mb} MB at ready, peak ${r.first_start_creating_the_data_directory.peak_rss_mb} MB)`}`)
   console.log(`${backend}: bundle ${r.bundle_mb} MB, export ${r.export_mb} MB, ${r.rows} rows; import / baseline = ${r.ratios.import_new_over_baseline} (new), ${r.ratios.import_replace_over_baseline} (replace); goals ${JSON.stringify(goals[backend])}`)
