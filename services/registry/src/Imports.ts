@@ -12,13 +12,17 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { SqlClient } from "@effect/sql/SqlClient"
 import { HttpErrors } from "@rec/platform"
 import * as Effect from "effect/Effect"
-import { toBundle, toYaml } from "./BundleExport.js"
+import { all } from "./Access.js"
+import { memberEntry, pagedYaml, siteEntry } from "./BundleExport.js"
 import { type BundleRefused, Bundles } from "./Bundles.js"
 import * as Domain from "./Domain.js"
 import { ImportsRepo, sqlState } from "./ImportsRepo.js"
 import * as Plan from "./Plan.js"
-import { RegistryRepo } from "./RegistryRepo.js"
+import { type AssetRecord, RegistryRepo } from "./RegistryRepo.js"
 import { Updates } from "./Updates.js"
+
+/** Members (with their assets) or sites read and written per page of the export. */
+export const exportPageSize = 500
 
 const refused = (error: BundleRefused) => new HttpErrors.BadRequest({ detail: error.detail })
 
@@ -102,15 +106,37 @@ export class Imports extends Effect.Service<Imports>()("@rec/registry-service/Im
     })
 
     const exportBundle = Effect.fn("Imports.export")(function*(key: string) {
-      // One snapshot: an import committing meanwhile is seen entirely or not at all.
-      const stored = yield* sql.withTransaction(
-        Effect.zipRight(sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY`, reads.wholeCommunity(key))
+      // One snapshot: an import committing meanwhile is seen entirely or not at all. Read and
+      // written a page at a time (`BundleExport.pagedYaml`), the whole text sent at the end, so
+      // that a database failure is still a 503 and never a truncated bundle.
+      const yaml = yield* sql.withTransaction(
+        Effect.gen(function*() {
+          yield* sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY`
+          const community = yield* reads.findCommunity(all, key)
+          if (community === undefined) return undefined
+          const keys = yield* reads.exportKeys(key)
+          yield* Effect.annotateCurrentSpan({ "registry.community": key, "registry.members": keys.members.length })
+          return yield* pagedYaml(community, {
+            memberKeys: keys.members,
+            siteKeys: keys.sites,
+            members: (page) =>
+              Effect.map(reads.membersByKey(key, page), ({ assets, members }) => {
+                const own = new Map<string, Array<AssetRecord>>()
+                for (const asset of assets) {
+                  const list = own.get(asset.member_id)
+                  if (list === undefined) own.set(asset.member_id, [asset])
+                  else list.push(asset)
+                }
+                return new Map(members.map((m) => [m.key, memberEntry(m, own.get(m.id) ?? [])]))
+              }),
+            sites: (page) => Effect.map(reads.sitesByKey(key, page), (sites) => new Map(sites.map((s) => [s.key, siteEntry(s)])))
+          }, exportPageSize)
+        })
       ).pipe(Effect.catchTag("SqlError", databaseDown("export")))
-      if (stored === undefined) {
+      if (yaml === undefined) {
         return yield* Effect.fail(new HttpErrors.NotFound({ detail: `No community ${JSON.stringify(key)} in the registry` }))
       }
-      yield* Effect.annotateCurrentSpan({ "registry.community": key, "registry.members": stored.members.length })
-      return toYaml(toBundle(stored))
+      return yaml
     })
 
     return { validate, import: importBundle, export: exportBundle }

@@ -180,6 +180,27 @@ export class RegistryRepo extends Effect.Service<RegistryRepo>()("@rec/registry-
             AND ${visible(scope, sql`s.community_key`)} AND ${after(sql`s.id`, page.after)}
           ORDER BY s.id LIMIT ${page.limit + 1}`.pipe(Effect.map((rows) => paged(rows, page.limit))),
 
+      /** The keys of a community's members and sites: the paged export's table of contents. */
+      exportKeys: (key: string) =>
+        Effect.all([
+          sql<{ readonly key: string }>`SELECT key FROM membership WHERE community_key = ${key}`,
+          sql<{ readonly key: string }>`SELECT key FROM site WHERE community_key = ${key}`
+        ]).pipe(Effect.map(([members, sites]) => ({ members: members.map((r) => r.key), sites: sites.map((r) => r.key) }))),
+
+      /** Some members of a community (by key) with all their assets: one page of the export. */
+      membersByKey: (key: string, keys: ReadonlyArray<string>) =>
+        Effect.all([
+          sql<Record<string, unknown>>`SELECT mb.id, mb.community_key, mb.key, mb.participant_id, mb.user_id, mb.name, mb.type,
+            mb.type_iri, mb.role, mb.status, mb.area, mb.delivery_points, mb.extra, 0 AS asset_count
+            FROM member mb WHERE mb.community_key = ${key} AND mb.key IN ${sql.in(keys)}`,
+          sql<AssetRecord>`SELECT ${assetColumns} FROM ${assetFrom} WHERE a.member_id IN (
+            SELECT x.id FROM membership x WHERE x.community_key = ${key} AND x.key IN ${sql.in(keys)})`
+        ]).pipe(Effect.map(([memberRows, assets]) => ({ members: members(memberRows), assets }))),
+
+      /** Some sites of a community, by key: one page of the export. */
+      sitesByKey: (key: string, keys: ReadonlyArray<string>) =>
+        sql<SiteRecord>`SELECT ${siteColumns} FROM ${siteFrom} WHERE s.community_key = ${key} AND s.key IN ${sql.in(keys)}`,
+
       /** Everything of one community, for the export (`undefined` when there is no such community). */
       wholeCommunity: (key: string) =>
         Effect.gen(function*() {

@@ -131,3 +131,10 @@ export const emit = (value: unknown): string => {
   write(out, value, 0)
   return out.join("")
 }
+
+/** The lines of a mapping or list indented by `indent` spaces: a part of a larger document. */
+export const emitAt = (value: object, indent: number): string => {
+  const out: Array<string> = []
+  write(out, value, indent)
+  return out.join("")
+}
