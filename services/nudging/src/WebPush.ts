@@ -199,45 +199,53 @@ export class WebPush extends Effect.Service<WebPush>()("nudging/WebPush", {
         }
         const retry = (message: string) => settle({ _tag: "Retry", message, retryAfter: undefined })
         const secure = url.protocol === "https:"
-        try {
-          request = (secure ? https : http).request({
-            protocol: url.protocol,
-            hostname: url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname,
-            port: url.port === "" ? (secure ? 443 : 80) : Number(url.port),
-            path: `${url.pathname}${url.search}`,
-            method: "POST",
-            headers,
-            agent: secure ? agents.https : agents.http
-          })
-        } catch (cause) {
-          // Headers or an address node refuses: sending again would not help.
-          settle({ _tag: "Rejected", message: `cannot send to this endpoint: ${cause instanceof Error ? cause.message : String(cause)}` })
-          return
-        }
-        request.on("error", (error) => retry(`push service unreachable: ${error.message}`))
-        request.on("response", (response) => {
-          const status = response.statusCode ?? 0
-          // An answer cut short: a retry unless settled already (an unheard `error` would throw).
-          response.on("error", (error) => retry(`push service unreachable: ${error.message}`))
-          if (status >= 200 && status < 300) {
-            response.resume()
-            settle({ _tag: "Delivered", status })
+        const start = (again: boolean) => {
+          try {
+            request = (secure ? https : http).request({
+              protocol: url.protocol,
+              hostname: url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname,
+              port: url.port === "" ? (secure ? 443 : 80) : Number(url.port),
+              path: `${url.pathname}${url.search}`,
+              method: "POST",
+              headers,
+              agent: secure ? agents.https : agents.http
+            })
+          } catch (cause) {
+            // Headers or an address node refuses: sending again would not help.
+            settle({ _tag: "Rejected", message: `cannot send to this endpoint: ${cause instanceof Error ? cause.message : String(cause)}` })
             return
           }
-          let text = ""
-          response.setEncoding("utf8")
-          response.on("data", (chunk: string) => {
-            if (text.length < maxErrorText) text += chunk
+          const sent = request
+          sent.on("error", (error: NodeJS.ErrnoException) => {
+            // A kept-alive connection the push service had closed (its idle timeout) before
+            // reading this request: sent again once on a new connection, as Node advises.
+            if (!again && !settled && sent.reusedSocket && error.code === "ECONNRESET") start(true)
+            else retry(`push service unreachable: ${error.message}`)
           })
-          const retryAfter = response.headers["retry-after"]
-          response.on("end", () => settle(classify({ status, text, retryAfter })))
-        })
-        request.end(body)
-        const sent = request
+          sent.on("response", (response) => {
+            const status = response.statusCode ?? 0
+            // An answer cut short: a retry unless settled already (an unheard `error` would throw).
+            response.on("error", (error) => retry(`push service unreachable: ${error.message}`))
+            if (status >= 200 && status < 300) {
+              response.resume()
+              settle({ _tag: "Delivered", status })
+              return
+            }
+            let text = ""
+            response.setEncoding("utf8")
+            response.on("data", (chunk: string) => {
+              if (text.length < maxErrorText) text += chunk
+            })
+            const retryAfter = response.headers["retry-after"]
+            response.on("end", () => settle(classify({ status, text, retryAfter })))
+          })
+          sent.end(body)
+        }
+        start(false)
         return Effect.sync(() => {
           settled = true
           clearTimeout(timer)
-          sent.destroy()
+          request?.destroy()
         })
       })
 
@@ -274,6 +282,7 @@ export class WebPush extends Effect.Service<WebPush>()("nudging/WebPush", {
           if (parent !== undefined) headers["traceparent"] = traceparentOf(parent)
           return post(url, headers, cipherText)
         })
+        // The call site is always this line: no stack captured per push.
       }).pipe(Effect.withSpan("WebPush.send", { captureStackTrace: false }))
 
     return { send, publicKey: keys.vapid.publicKey }
