@@ -34,7 +34,11 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "10" },
     duration: { type: "string", default: "10" },
     connections: { type: "string", default: "10" },
-    "cpu-prof": { type: "boolean", default: false }
+    "cpu-prof": { type: "boolean", default: false },
+    // pglite, postgres or both (default): one backend while iterating.
+    backend: { type: "string", default: "both" },
+    // Skip the HTTP run (in-process figures only, while iterating).
+    "no-http": { type: "boolean", default: false }
   }
 })
 const requireFromService = createRequire(path.join(root, "services/nudging/package.json"))
@@ -117,6 +121,12 @@ const measureBackend = async (name, databaseUrl) => {
   })
   const next = lines(child)
   const { ready } = await next()
+  if (values["no-http"]) {
+    child.stdin.write("done\n")
+    const { results } = await next()
+    await new Promise((resolve) => child.once("exit", resolve))
+    return results
+  }
   const pushesBefore = pushes
   console.log(`${name}: POST /ingest-event over HTTP, ${values.connections} connections, ${values.duration} s...`)
   let n = 0
@@ -164,12 +174,12 @@ const results = {
   node: process.version,
   backends: {}
 }
-results.backends.pglite = await measureBackend("PGlite", "pglite://memory")
+if (values.backend !== "postgres") results.backends.pglite = await measureBackend("PGlite", "pglite://memory")
 
 const adminUrl = process.env.TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres"
 const admin = new Pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 3000 })
 const database = `rec_bench_nudging_${Date.now().toString(36)}`
-const reachable = await admin.connect().then(() => true, (error) => {
+const reachable = values.backend === "pglite" ? false : await admin.connect().then(() => true, (error) => {
   results.backends.postgres = { skipped: `PostgreSQL at ${adminUrl} is not reachable: ${error.message}` }
   return false
 })
@@ -209,10 +219,13 @@ for (const [name, r] of Object.entries(results.backends)) {
   console.log(row("ingest, recipients without push", r.ingest_without_deliveries))
   console.log(row("ingest with web push (in process)", r.ingest_in_process))
   console.log(row("baseline again", r.baseline_again))
-  console.log(row("POST /ingest-event (HTTP)", r.ingest_http))
+  if (r.ingest_http) console.log(row("POST /ingest-event (HTTP)", r.ingest_http))
   console.log(`ingest with web push / baseline (mean latency): ${r.ratio} (goal <= 4: ${r.goal_at_most_4x ? "met" : "not met"}); ` +
     `without deliveries: ${r.ratio_without_deliveries}; ` +
-    `in-process statuses ${JSON.stringify(r.ingest_in_process.statuses)}, HTTP ${JSON.stringify(r.ingest_http.statuses)}`)
+    `in-process statuses ${JSON.stringify(r.ingest_in_process.statuses)}, HTTP ${JSON.stringify(r.ingest_http?.statuses)}`)
+  console.log(`CPU of the measuring process per operation (ms): baseline ${r.baseline.cpu_ms_per_op} / ${r.baseline_again.cpu_ms_per_op}, ` +
+    `ingest without push ${r.ingest_without_deliveries.cpu_ms_per_op}, with web push ${r.ingest_in_process.cpu_ms_per_op} ` +
+    `(then ${r.backlog_cpu_ms} ms in all to send the pushes left after the runs)`)
   console.log(`deliveries ${JSON.stringify(r.deliveries)}; the in-process runs' pushes were all sent ${r.backlog_after_in_process_ms} ms after them; ` +
     `after the HTTP run, ${r.drain_ms} ms (pending then: ${r.pending_after_drain}); ` +
     `pushes received by the local push service for the HTTP run: ${r.pushes_received_during_http}`)

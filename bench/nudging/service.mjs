@@ -48,6 +48,7 @@ const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(
 const measure = (operation) =>
   Effect.gen(function*() {
     const latencies = []
+    const cpu = process.cpuUsage()
     const started = performance.now()
     yield* Effect.forEach(Array.from({ length: count }, (_, i) => i), (i) =>
       Effect.suspend(() => {
@@ -55,6 +56,7 @@ const measure = (operation) =>
         return Effect.tap(operation(i), () => Effect.sync(() => latencies.push(performance.now() - t0)))
       }), { concurrency, discard: true })
     const seconds = (performance.now() - started) / 1000
+    const used = process.cpuUsage(cpu)
     latencies.sort((a, b) => a - b)
     const round = (x) => Math.round(x * 1000) / 1000
     return {
@@ -63,7 +65,9 @@ const measure = (operation) =>
       per_second: Math.round(count / seconds),
       mean_ms: round(latencies.reduce((a, b) => a + b, 0) / latencies.length),
       p50_ms: round(percentile(latencies, 50)),
-      p99_ms: round(percentile(latencies, 99))
+      p99_ms: round(percentile(latencies, 99)),
+      // CPU of this process (the service and the measuring loop) during the run, per operation.
+      cpu_ms_per_op: round((used.user + used.system) / 1000 / count)
     }
   })
 
@@ -145,7 +149,9 @@ const drain = async () => {
 
 // The in-process runs leave pushes behind: sent before the HTTP run, which then measures
 // ingests and their own deliveries only.
+const backlogCpu = process.cpuUsage()
 const backlog = await drain()
+const backlogUsed = process.cpuUsage(backlogCpu)
 process.stdout.write(`${JSON.stringify({ ready: { port } })}\n`)
 await new Promise((resolve) => readline.createInterface({ input: process.stdin }).once("line", resolve))
 
@@ -160,7 +166,8 @@ process.stdout.write(`${JSON.stringify({
     deliveries: Object.fromEntries(deliveries.map((r) => [r.status, r.n])),
     pending_after_drain: pending,
     drain_ms: drainMs,
-    backlog_after_in_process_ms: backlog.ms
+    backlog_after_in_process_ms: backlog.ms,
+    backlog_cpu_ms: Math.round((backlogUsed.user + backlogUsed.system) / 1000)
   }
 })}\n`)
 await Effect.runPromise(Scope.close(scope, Exit.void))

@@ -7,6 +7,7 @@
  * `gone`.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import type * as Domain from "./Domain.js"
@@ -54,8 +55,8 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("nudging/De
     const claimed = sql.literal("d.id, d.notification_id, d.channel, d.destination, d.attempts, d.subscription_id")
 
     /** Claims these deliveries if they are still pending (the ones an ingest just committed). */
-    const claim = (ids: ReadonlyArray<string>, now: string, leaseUntil: string) =>
-      ids.length === 0 ? Effect.succeed([] as ReadonlyArray<Job>) : withJobs(sql`UPDATE deliveries d
+    const claim = (ids: ReadonlyArray<string>, now: string, leaseUntil: string): Effect.Effect<ReadonlyArray<Job>, SqlError> =>
+      ids.length === 0 ? Effect.succeed([]) : withJobs(sql`UPDATE deliveries d
           SET status = 'sending', attempts = d.attempts + 1, lease_until = ${leaseUntil}, updated_at = ${now}
           FROM (SELECT id FROM deliveries
                 WHERE id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)) AND status = 'pending'
