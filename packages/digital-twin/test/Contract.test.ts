@@ -12,7 +12,7 @@ import { ConfigProvider, DateTime, Effect, Layer, Option, Redacted } from "effec
 import * as http from "node:http"
 import * as net from "node:net"
 import type { AddressInfo } from "node:net"
-import { DigitalTwinClient, make as makeClient } from "../src/Client.js"
+import { DigitalTwinClient, type DigitalTwinError, make as makeClient } from "../src/Client.js"
 import * as SimulatorServer from "../src/simulator/Server.js"
 import * as World from "../src/simulator/World.js"
 
@@ -317,7 +317,11 @@ layer(SimulatorLive, { excludeTestServices: true, timeout: "60 seconds" })("digi
         })
         const readings = (yield* anonymousClient(Effect.succeed(malformed.url))).withToken("t").participants
         const window = { device_id: "m", start: hoursAgo(2), end: hoursAgo(0) }
-        for (const call of [readings.metersData("p", window), readings.metersDataTotals("p", window)]) {
+        const calls: ReadonlyArray<Effect.Effect<unknown, DigitalTwinError>> = [
+          readings.metersData("p", window),
+          readings.metersDataTotals("p", window)
+        ]
+        for (const call of calls) {
           const bad = yield* Effect.flip(call)
           expect(bad).toMatchObject({ status: 502, operation: "meters_data" })
           expect(bad.message).toContain("does not match the contract")
