@@ -7,12 +7,24 @@
  */
 import { Schema } from "effect"
 
-/** A calendar date `YYYY-MM-DD`. */
+const daysInMonth = (year: number, month: number) =>
+  month === 2
+    ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28)
+    : month === 4 || month === 6 || month === 9 || month === 11
+    ? 30
+    : 31
+
+/**
+ * A calendar date `YYYY-MM-DD` (proleptic Gregorian, as `Date` reads it). Checked with arithmetic
+ * rather than a `Date` per value: daily rows carry one each.
+ */
 export const IsoDate = Schema.String.pipe(
   Schema.pattern(/^\d{4}-\d{2}-\d{2}$/),
   Schema.filter((s) => {
-    const d = new Date(`${s}T00:00:00Z`)
-    return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(s) || `${s} is not a calendar date`
+    const year = Number(s.slice(0, 4))
+    const month = Number(s.slice(5, 7))
+    const day = Number(s.slice(8, 10))
+    return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month) || `${s} is not a calendar date`
   })
 ).annotations({ identifier: "IsoDate", description: "A calendar date, YYYY-MM-DD", examples: ["2026-08-17"] })
 

@@ -12,11 +12,14 @@ export {
   DigitalTwinError,
   type DigitalTwinOperations,
   type GridOperations,
+  type MeterTotals,
   make as makeClient,
   type ParticipantOperations,
+  type SharedTotals,
   toDigitalTwinError
 } from "./Client.js"
 export * as EnergySchemas from "./EnergySchemas.js"
+export * as CompiledCheck from "./CompiledCheck.js"
 export { UnknownFetcher } from "./Errors.js"
 export * as GeoJson from "./GeoJson.js"
 export * as GridSchemas from "./GridSchemas.js"

@@ -12,7 +12,7 @@ import { ConfigProvider, DateTime, Effect, Layer, Option, Redacted } from "effec
 import * as http from "node:http"
 import * as net from "node:net"
 import type { AddressInfo } from "node:net"
-import { DigitalTwinClient, make as makeClient } from "../src/Client.js"
+import { DigitalTwinClient, type DigitalTwinError, make as makeClient } from "../src/Client.js"
 import * as SimulatorServer from "../src/simulator/Server.js"
 import * as World from "../src/simulator/World.js"
 
@@ -177,6 +177,22 @@ layer(SimulatorLive, { excludeTestServices: true, timeout: "60 seconds" })("digi
         expect(readings.count).toBeLessThanOrEqual(48)
         const shared = yield* dt.participants.virtualConsumption(giulia.sub, { start: hoursAgo(6), end: hoursAgo(0) })
         expect(shared.items.every((s) => s.device_id === giuliaMeter)).toBe(true)
+        // The totals variants sum the same answers while checking them.
+        const window = { device_id: giuliaMeter, start: hoursAgo(12), end: hoursAgo(0) }
+        const [rows, totals] = yield* Effect.all([
+          dt.participants.metersData(giulia.sub, window),
+          dt.participants.metersDataTotals(giulia.sub, window)
+        ])
+        expect(totals).toEqual({
+          rows: rows.items.length,
+          limit: rows.limit,
+          production_kwh: rows.items.reduce((sum, r) => sum + r.production_kwh, 0),
+          consumption_kwh: rows.items.reduce((sum, r) => sum + r.consumption_kwh, 0)
+        })
+        const sharedRows = yield* dt.participants.virtualConsumption(giulia.sub, window)
+        const sharedTotals = yield* dt.participants.virtualConsumptionTotals(giulia.sub, window)
+        expect(sharedTotals.virtual_consumption_kwh).toBe(sharedRows.items.reduce((sum, r) => sum + r.virtual_consumption_kwh, 0))
+        expect(sharedTotals.rows).toBe(sharedRows.items.length)
         const windows = yield* dt.participants.flexibilityWindows(giulia.sub, { device_id: giuliaMeter })
         expect(windows.limit).toBe(20)
       }))
@@ -293,6 +309,24 @@ layer(SimulatorLive, { excludeTestServices: true, timeout: "60 seconds" })("digi
         const offContract = yield* Effect.flip((yield* anonymousClient(Effect.succeed(odd.url))).withToken("t").grid.windTrend("x"))
         expect(offContract.status).toBe(502)
         expect(offContract.message).toContain("does not match the contract")
+        // A malformed reading is caught by the compiled check's fallback, totals included.
+        const malformed = yield* localServer((_req, res) => {
+          res.writeHead(200, { "content-type": "application/json" })
+          const row = { ts: "2026-08-17T10:15:00Z", device_id: "m", production_kwh: 1, consumption_kwh: 2, production_kw: 4, consumption_kw: 8 }
+          res.end(JSON.stringify({ items: [row, { ...row, production_kwh: "7" }], limit: 40000, offset: 0, count: 2 }))
+        })
+        const readings = (yield* anonymousClient(Effect.succeed(malformed.url))).withToken("t").participants
+        const window = { device_id: "m", start: hoursAgo(2), end: hoursAgo(0) }
+        const calls: ReadonlyArray<Effect.Effect<unknown, DigitalTwinError>> = [
+          readings.metersData("p", window),
+          readings.metersDataTotals("p", window)
+        ]
+        for (const call of calls) {
+          const bad = yield* Effect.flip(call)
+          expect(bad).toMatchObject({ status: 502, operation: "meters_data" })
+          expect(bad.message).toContain("does not match the contract")
+          expect(bad.message).toContain("production_kwh")
+        }
         const failing = yield* localServer((_req, res) => {
           res.writeHead(500, { "content-type": "application/json" })
           res.end(JSON.stringify({ detail: "Internal Server Error" }))

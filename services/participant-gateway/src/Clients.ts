@@ -11,7 +11,13 @@
  * functions (`Layer.succeed(NudgingClient, { ... })`).
  */
 import { ServiceClient } from "@rec/auth"
-import { type DigitalTwinError, type EnergySchemas, makeClient as makeTwinClient } from "@rec/digital-twin"
+import {
+  type DigitalTwinError,
+  type EnergySchemas,
+  makeClient as makeTwinClient,
+  type MeterTotals,
+  type SharedTotals
+} from "@rec/digital-twin"
 import { Api as FlexibilityApi, type Domain as Flexibility } from "@rec/flexibility-service"
 import { Api as NudgingApi, type Domain as Nudging } from "@rec/nudging-service"
 import { OutboundHttp, Upstream } from "@rec/platform"
@@ -109,16 +115,18 @@ export const flexibilityOperations = (baseUrl: string, timeout: Duration.Duratio
 export interface TwinOperations {
   readonly profile: (token: Redacted.Redacted, sub: string) => Call<EnergySchemas.Profile>
   readonly assets: (token: Redacted.Redacted, sub: string) => Call<EnergySchemas.AssetList>
-  readonly metersData: (
+  /** The meter's readings over a window, summed as they are checked (the rows are not kept). */
+  readonly meterTotals: (
     token: Redacted.Redacted,
     sub: string,
     payload: typeof EnergySchemas.MetersDataPayload.Type
-  ) => Call<typeof EnergySchemas.MetersDataResult.Type>
-  readonly virtualConsumption: (
+  ) => Call<MeterTotals>
+  /** The device's shared energy over a window, summed as it is checked. */
+  readonly sharedTotals: (
     token: Redacted.Redacted,
     sub: string,
     payload: typeof EnergySchemas.VirtualConsumptionPayload.Type
-  ) => Call<typeof EnergySchemas.VirtualConsumptionResult.Type>
+  ) => Call<SharedTotals>
 }
 
 export class TwinClient extends Context.Tag("participant-gateway/TwinClient")<TwinClient, TwinOperations>() {}
@@ -153,8 +161,8 @@ export const twinOperations = (baseUrl: string, timeout: Duration.DurationInput)
     return {
       profile: (token, sub) => mapped(as(token).profile(sub)),
       assets: (token, sub) => mapped(as(token).assets(sub)),
-      metersData: (token, sub, payload) => mapped(as(token).metersData(sub, payload)),
-      virtualConsumption: (token, sub, payload) => mapped(as(token).virtualConsumption(sub, payload))
+      meterTotals: (token, sub, payload) => mapped(as(token).metersDataTotals(sub, payload)),
+      sharedTotals: (token, sub, payload) => mapped(as(token).virtualConsumptionTotals(sub, payload))
     }
   })
 

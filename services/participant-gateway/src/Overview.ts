@@ -92,15 +92,15 @@ export class Overview extends Effect.Service<Overview>()("participant-gateway/Ov
       // A month that began this very millisecond has no interval to ask about yet.
       if (deviceId !== null && DateTime.greaterThan(to, window.start)) {
         const payload = { device_id: deviceId, start: window.start, end: to }
+        // Totals, not rows: the digital twin's client sums each answer while checking it, so a
+        // month's thousands of rows never outlive their decoding (docs/performance.md).
         const [readings, virtual] = yield* Effect.all([
-          twin.metersData(caller.token, caller.subject.id, payload),
-          twin.virtualConsumption(caller.token, caller.subject.id, payload)
+          twin.meterTotals(caller.token, caller.subject.id, payload),
+          twin.sharedTotals(caller.token, caller.subject.id, payload)
         ], { concurrency: 2 })
-        for (const r of readings.items) {
-          production += r.production_kwh
-          consumption += r.consumption_kwh
-        }
-        for (const v of virtual.items) shared += v.virtual_consumption_kwh
+        production = readings.production_kwh
+        consumption = readings.consumption_kwh
+        shared = virtual.virtual_consumption_kwh
       }
 
       const tariff = tariffOf(community.value.key)

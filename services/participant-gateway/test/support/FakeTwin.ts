@@ -80,34 +80,29 @@ export class TwinState {
   }
 
   layer(): Layer.Layer<Clients.TwinClient> {
-    const page = <I>(items: Array<I>) => ({ items, limit: 40_000, offset: 0, count: items.length })
     return Layer.succeed(Clients.TwinClient, {
       profile: (_token: Redacted.Redacted, sub) => this.run("profile", sub, undefined, () => this.profiles.get(sub)),
       assets: (_token, sub) => this.run("assets", sub, undefined, () => this.assets.get(sub) ?? { items: [], count: 0 }),
-      metersData: (_token, sub, payload) =>
-        this.run("meters_data", sub, payload, () =>
-          page(this.intervals(payload.start, payload.end).map((t) => {
-            const r = this.reading(t)
-            return {
-              ts: new Date(t).toISOString(),
-              device_id: payload.device_id,
-              production_kwh: r.production,
-              consumption_kwh: r.consumption,
-              production_kw: r.production * 4,
-              consumption_kw: r.consumption * 4
-            }
-          }))),
-      virtualConsumption: (_token, sub, payload) =>
-        this.run("rec_virtual_consumption_per_device_15m", sub, payload, () =>
-          page(this.intervals(payload.start, payload.end).map((t) => {
-            const r = this.reading(t)
-            return {
-              ts: new Date(t).toISOString(),
-              device_id: payload.device_id ?? "",
-              consumption_kwh: r.consumption,
-              virtual_consumption_kwh: r.shared
-            }
-          })))
+      meterTotals: (_token, sub, payload) =>
+        this.run("meters_data", sub, payload, () => {
+          const rows = this.intervals(payload.start, payload.end).map((t) => this.reading(t))
+          return {
+            rows: rows.length,
+            limit: 40_000,
+            production_kwh: rows.reduce((sum, r) => sum + r.production, 0),
+            consumption_kwh: rows.reduce((sum, r) => sum + r.consumption, 0)
+          }
+        }),
+      sharedTotals: (_token, sub, payload) =>
+        this.run("rec_virtual_consumption_per_device_15m", sub, payload, () => {
+          const rows = this.intervals(payload.start, payload.end).map((t) => this.reading(t))
+          return {
+            rows: rows.length,
+            limit: 40_000,
+            consumption_kwh: rows.reduce((sum, r) => sum + r.consumption, 0),
+            virtual_consumption_kwh: rows.reduce((sum, r) => sum + r.shared, 0)
+          }
+        })
     })
   }
 }

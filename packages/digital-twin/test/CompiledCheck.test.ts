@@ -1,0 +1,48 @@
+/**
+ * The compiled check decodes exactly as `Schema.decodeUnknown` does, or falls back to it.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Either, Schema } from "effect"
+import { compile, withCompiledCheck } from "../src/CompiledCheck.js"
+import * as Energy from "../src/EnergySchemas.js"
+import { IsoDate } from "../src/Values.js"
+
+const row = { ts: "2026-08-17T10:15:00Z", device_id: "m", production_kwh: 0.25, consumption_kwh: 0.5, production_kw: 1, consumption_kw: 2 }
+const page = (items: Array<unknown>) => ({ items, limit: 40_000, offset: 0, count: items.length })
+
+describe("CompiledCheck", () => {
+  it("compiles transformation-free schemas only", () => {
+    expect(compile(Energy.MetersDataResult.ast)).toBeDefined()
+    expect(compile(Energy.Profile.ast)).toBeDefined()
+    expect(compile(Schema.DateFromString.ast)).toBeUndefined()
+  })
+
+  it("gives what decoding gives, for valid, extra-keyed and malformed answers", () => {
+    const checked = Schema.decodeUnknownEither(withCompiledCheck(Energy.MetersDataResult))
+    const plain = Schema.decodeUnknownEither(Energy.MetersDataResult)
+    const cases: Array<unknown> = [
+      page([row, { ...row, ts: "2026-08-17T10:30:00Z" }]),
+      page([{ ...row, extra: 1 }]),
+      page([{ ...row, production_kwh: "7" }]),
+      page([{ ...row, consumption_kw: undefined }]),
+      { ...page([row]), limit: 1.5 },
+      page([null]),
+      [row],
+      null
+    ]
+    for (const input of cases) {
+      const a = checked(input)
+      const b = plain(input)
+      expect(a._tag).toBe(b._tag)
+      if (Either.isRight(a) && Either.isRight(b)) expect(a.right).toEqual(b.right)
+      if (Either.isLeft(a) && Either.isLeft(b)) expect(a.left.message).toBe(b.left.message)
+    }
+    expect(Either.getOrThrow(checked(page([{ ...row, extra: 1 }]))).items[0]).not.toHaveProperty("extra")
+  })
+
+  it("checks calendar dates without a Date", () => {
+    const is = Schema.is(IsoDate)
+    expect(["2024-02-29", "2000-02-29", "2026-12-31", "0000-01-01"].every(is)).toBe(true)
+    expect(["2026-02-29", "1900-02-29", "2026-04-31", "2026-13-01", "2026-00-10", "2026-1-01"].some(is)).toBe(false)
+  })
+})
