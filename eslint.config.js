@@ -16,7 +16,12 @@ export default tseslint.config(
       "@typescript-eslint/no-namespace": "off",
       "@typescript-eslint/no-empty-object-type": "off",
       "no-constant-condition": ["error", { checkLoops: false }],
-      "require-yield": "off"
+      "require-yield": "off",
+      // The package's index loads every module, among them the inlined Scalar and Swagger UI
+      // bundles (about 20 MB of strings held by every process); modules are imported one by one.
+      "no-restricted-imports": ["error", {
+        paths: [{ name: "@effect/platform", message: "Import the module itself, e.g. \"@effect/platform/HttpClient\": the index loads the docs UIs' bundles." }]
+      }]
     }
   },
   {

@@ -4,7 +4,7 @@
  * for any identity of dev/identities.yaml, with overrides, so HTTP tests of other packages
  * run against real RS256 tokens verified through a real JWKS endpoint.
  */
-import { FileSystem } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { NodeFileSystem } from "@effect/platform-node"
 import type { ConfigError, Scope } from "effect"
 import { Context, Duration, Effect, Layer, Schema } from "effect"

@@ -4,7 +4,7 @@
  * references (unknown organizations, duplicate names), so a typo fails at start with the
  * file and the field named instead of producing a token that silently lacks a claim.
  */
-import { FileSystem } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { Data, Effect, ParseResult, Schema } from "effect"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"

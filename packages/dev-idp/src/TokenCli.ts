@@ -4,7 +4,9 @@
  * `default_client` or `--client`) or the client_credentials grant for a service client, with
  * the dev-only credentials of dev/identities.yaml.
  */
-import { HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { Effect, Schema } from "effect"
 import type { Identities } from "./Identities.js"
 

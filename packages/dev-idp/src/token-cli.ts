@@ -11,7 +11,7 @@
  *
  *   curl -H "Authorization: Bearer $(dev-token dso-operator)" http://localhost:8015/api/me
  */
-import { FetchHttpClient } from "@effect/platform"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Config, Console, Effect, Option } from "effect"
 import { parseArgs } from "node:util"

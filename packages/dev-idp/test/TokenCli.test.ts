@@ -1,5 +1,5 @@
 import { expect, layer } from "@effect/vitest"
-import { FetchHttpClient } from "@effect/platform"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { Effect, Layer } from "effect"
 import { DevIdp } from "../src/DevIdp.js"
 import { decodePayload, fetchToken, grantRequest, listIdentities } from "../src/TokenCli.js"

@@ -15,7 +15,9 @@
  * when the identity provider's keys are unreachable); 403 `Forbidden` when the token may not read
  * the network, participant or community; 404 `NotFound` for unknown ones.
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Authentication } from "@rec/auth"
 import { Contract, HttpErrors } from "@rec/platform"
 import { Schema } from "effect"

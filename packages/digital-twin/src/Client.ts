@@ -11,15 +11,13 @@
  *   something unreadable or could not be reached, 503 when no token could be had, 504 after
  *   the timeout (default 10 seconds), 400 when the request itself was invalid.
  */
-import {
-  HttpApiClient,
-  HttpApiEndpoint,
-  HttpApiGroup,
-  HttpApiSchema,
-  HttpClient,
-  HttpClientError,
-  HttpClientRequest
-} from "@effect/platform"
+import * as HttpApiClient from "@effect/platform/HttpApiClient"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { ClientCredentials } from "@rec/auth"
 import { HttpErrors, OutboundHttp } from "@rec/platform"
 import type { ConfigError } from "effect"

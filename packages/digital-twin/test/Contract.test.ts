@@ -4,7 +4,8 @@
  * rely on.
  */
 import { describe, expect, layer } from "@effect/vitest"
-import { FetchHttpClient, HttpServer } from "@effect/platform"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as HttpServer from "@effect/platform/HttpServer"
 import { ClientCredentials } from "@rec/auth"
 import { DevIdp } from "@rec/dev-idp"
 import type { Duration } from "effect"

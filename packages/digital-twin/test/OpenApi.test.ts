@@ -3,7 +3,7 @@
  * bearer security they enforce (Swagger sends the token), every answered status is documented
  * with its body, and nesting bombs are a 400 (point 1).
  */
-import { HttpServer } from "@effect/platform"
+import * as HttpServer from "@effect/platform/HttpServer"
 import { expect, layer } from "@effect/vitest"
 import { DevIdp } from "@rec/dev-idp"
 import { ContractCheck, ContractFuzz } from "@rec/platform"

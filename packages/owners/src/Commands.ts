@@ -6,7 +6,8 @@
  * Exit codes: 0 success; 1 invalid registry, owner not found or a failed sync; 2 usage or
  * configuration error.
  */
-import type { FileSystem, HttpClient } from "@effect/platform"
+import type * as FileSystem from "@effect/platform/FileSystem"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import { Context, Effect, Either, Layer, Option } from "effect"
 import { parseArgs } from "node:util"
 import { OwnersFileConfig, PlatformBaseUrl } from "./Config.js"

@@ -12,7 +12,9 @@
  * update always starts from a fresh GET of the full representation and sends every field
  * back. Fields this module does not know are preserved as they came.
  */
-import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { Clock, Context, Effect, Layer, Option, Redacted, Ref, Schema } from "effect"
 import type { KeycloakSettings } from "./KeycloakSettings.js"
 

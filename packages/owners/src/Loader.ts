@@ -8,7 +8,7 @@
  * whole (no field-by-field merge, so an overlay can drop a `did` or withdraw an
  * organization with `create: false`); entries with new ids are appended.
  */
-import { FileSystem } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { Effect, Either, Option, Schema } from "effect"
 import * as path from "node:path"
 import { Owner, OwnersFile } from "./OwnerSchema.js"

@@ -11,7 +11,7 @@
  *   (`{PLATFORM_BASE_URL}/owners/{id}`), default `http://localhost:8004` (the community
  *   registry, which publishes the organizations).
  */
-import { FileSystem } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { Effect, Layer, Option, Schema } from "effect"
 import { DEFAULT_OWNERS_FILE, DEFAULT_PLATFORM_BASE_URL, OwnersConfig } from "./Config.js"

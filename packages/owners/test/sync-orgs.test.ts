@@ -2,7 +2,7 @@
  * `owners sync-orgs` end to end: the real command, HTTP client and file loading against a local
  * server speaking the Keycloak admin API (test/KeycloakFake.ts).
  */
-import { FileSystem } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { describe, expect, it } from "@effect/vitest"

@@ -4,7 +4,7 @@
  * accepted suggestion (reminder scheduled 15 minutes before the window). A digital twin that
  * fails is a 502 with `{detail}`, not an empty list.
  */
-import { FetchHttpClient } from "@effect/platform"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { assert, describe, expect, layer } from "@effect/vitest"
 import { defaultSimulatorOptions, DigitalTwinClient, SimulatorSynthetic, SimulatorWorld } from "@rec/digital-twin"
 import * as Effect from "effect/Effect"

@@ -13,7 +13,10 @@
  * User ids are those of dev/identities.yaml (the bundle's members name the `participant` users'
  * `sub`), so dev tokens see their data.
  */
-import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as HttpApiClient from "@effect/platform/HttpApiClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Effect, Layer } from "effect"
 import * as Hosts from "./Hosts.js"
 import type { Context } from "./Launcher.js"

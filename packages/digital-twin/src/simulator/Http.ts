@@ -1,7 +1,7 @@
 /**
  * The simulator's handlers: check access, then ask the `Simulator`.
  */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect, Layer } from "effect"
 import { DigitalTwinApi } from "../Api.js"
 import { communityFetchers, participantFetchers } from "../EnergySchemas.js"
