@@ -26,7 +26,7 @@ import { globalValue } from "effect/GlobalValue"
 import { DigitalTwinApi } from "./Api.js"
 import { reducedWith, withCompiledCheck } from "./CompiledCheck.js"
 import * as Energy from "./EnergySchemas.js"
-import type * as Grid from "./GridSchemas.js"
+import * as Grid from "./GridSchemas.js"
 import { ValuesRequest } from "./Values.js"
 
 export class DigitalTwinError extends Schema.TaggedError<DigitalTwinError>()("DigitalTwinError", {
@@ -211,7 +211,22 @@ class ReadingsGroup extends HttpApiGroup.make("readings")
   .addError(HttpErrors.NotFound)
 {}
 
-const ClientApi = DigitalTwinApi.add(ReadingsGroup)
+const riskEndpoint = <const Name extends "risks" | "risks_now", P extends Schema.Schema.Any>(name: Name, payload: P) =>
+  HttpApiEndpoint.post(name, `/grid/:network_id/values/${name}`).setPath(Grid.NetworkPath).setPayload(ValuesRequest(payload))
+
+/**
+ * The risk fetchers on the contract's paths, payloads and errors (client side only, as
+ * `ReadingsGroup`): a day of risks is one item per segment and hazard, checked by the compiled
+ * check instead of being rebuilt item by item (the grid gateway relays these answers as they are).
+ */
+class RisksGroup extends HttpApiGroup.make("risksChecked")
+  .add(riskEndpoint("risks", Grid.RisksPayload).addSuccess(withCompiledCheck(Grid.RisksResult)))
+  .add(riskEndpoint("risks_now", Grid.RisksNowPayload).addSuccess(withCompiledCheck(Grid.RisksNowResult)))
+  .addError(HttpErrors.Forbidden)
+  .addError(HttpErrors.NotFound)
+{}
+
+const ClientApi = DigitalTwinApi.add(ReadingsGroup).add(RisksGroup)
 
 /** The caller's token for calls made through `withToken`. */
 const forwardedToken = globalValue(
@@ -332,8 +347,9 @@ export const make = (
           tileIndex: (id, payload = {}) =>
             op("tile_index", client.grid.tile_index({ path: path(id), payload: values(payload) })),
           shapes: (id, payload = {}) => op("shapes", client.grid.shapes({ path: path(id), payload: values(payload) })),
-          risks: (id, payload) => op("risks", client.grid.risks({ path: path(id), payload: values(payload) })),
-          risksNow: (id, payload = {}) => op("risks_now", client.grid.risks_now({ path: path(id), payload: values(payload) })),
+          risks: (id, payload) => op("risks", client.risksChecked.risks({ path: path(id), payload: values(payload) })),
+          risksNow: (id, payload = {}) =>
+            op("risks_now", client.risksChecked.risks_now({ path: path(id), payload: values(payload) })),
           trendline: (id, payload) => op("trendline", client.grid.trendline({ path: path(id), payload: values(payload) }))
         },
         participants: {

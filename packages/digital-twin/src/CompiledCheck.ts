@@ -71,6 +71,21 @@ export const compile = (ast: AST.AST): Check | undefined => {
       }
     }
     case "TypeLiteral": {
+      if (ast.indexSignatures.length === 1 && ast.propertySignatures.length === 0) {
+        // `Schema.Record({ key: Schema.String, value })`: every own key is a string (as in any
+        // parsed JSON) and its value passes; decoding copies such an object key by key.
+        const signature = ast.indexSignatures[0]
+        if (signature.parameter._tag !== "StringKeyword") return undefined
+        const value = compile(signature.type)
+        if (value === undefined) return undefined
+        return (u) => {
+          if (typeof u !== "object" || u === null || Array.isArray(u)) return false
+          if (Object.getOwnPropertySymbols(u).length !== 0) return false
+          const record = u as Record<string, unknown>
+          for (const key in record) if (hasOwn.call(record, key) && !value(record[key])) return false
+          return true
+        }
+      }
       if (ast.indexSignatures.length !== 0) return undefined
       const names: Array<string> = []
       const optional: Array<boolean> = []

@@ -5,6 +5,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Either, Schema } from "effect"
 import { compile, withCompiledCheck } from "../src/CompiledCheck.js"
 import * as Energy from "../src/EnergySchemas.js"
+import * as Grid from "../src/GridSchemas.js"
 import { IsoDate } from "../src/Values.js"
 
 const row = { ts: "2026-08-17T10:15:00Z", device_id: "m", production_kwh: 0.25, consumption_kwh: 0.5, production_kw: 1, consumption_kw: 2 }
@@ -38,6 +39,30 @@ describe("CompiledCheck", () => {
       if (Either.isLeft(a) && Either.isLeft(b)) expect(a.left.message).toBe(b.left.message)
     }
     expect(Either.getOrThrow(checked(page([{ ...row, extra: 1 }]))).items[0]).not.toHaveProperty("extra")
+  })
+
+  it("compiles string-keyed records (a risk's metrics) with the same result as decoding", () => {
+    expect(compile(Grid.RisksResult.ast)).toBeDefined()
+    const checked = Schema.decodeUnknownEither(withCompiledCheck(Grid.RisksResult))
+    const plain = Schema.decodeUnknownEither(Grid.RisksResult)
+    const risk = { segment_id: "s1", date: "2026-08-17", risk_vector: "wind", risk_level: "high", risk_color_hex: null, metrics: { gust_kmh: 92, note: "x" } }
+    const cases: Array<unknown> = [
+      page([risk]),
+      page([{ ...risk, metrics: {} }]),
+      page([{ ...risk, metrics: [1] }]),
+      page([{ ...risk, metrics: null }]),
+      page([{ ...risk, date: "2026-02-30" }]),
+      page([{ ...risk, risk_level: "extreme" }])
+    ]
+    for (const input of cases) {
+      const a = checked(input)
+      const b = plain(input)
+      expect(a._tag).toBe(b._tag)
+      if (Either.isRight(a) && Either.isRight(b)) expect(a.right).toEqual(b.right)
+      if (Either.isLeft(a) && Either.isLeft(b)) expect(a.left.message).toBe(b.left.message)
+    }
+    expect(Either.isRight(checked(page([risk])))).toBe(true)
+    expect(Either.isLeft(checked(page([{ ...risk, metrics: [1] }])))).toBe(true)
   })
 
   it("checks calendar dates without a Date", () => {
