@@ -29,8 +29,8 @@ export class Access extends Effect.Service<Access>()("flexibility/Access", {
   effect: Effect.gen(function*() {
     const engine = yield* PolicyEngine
 
-    /** Whether `subject` may; fails only when no decision can be had. */
-    const allowed = Effect.fn("Access.allowed")(function*(subject: Subject.Subject, question: Question) {
+    /** Whether `subject` may; fails only when no decision can be had. (Every request asks: no call-site stack trace for its span.) */
+    const allowed = Effect.fn("Access.allowed", { captureStackTrace: false })(function*(subject: Subject.Subject, question: Question) {
       const requestId = yield* RequestContext.requestId
       const input = PolicyInput.make({
         subject: PolicyInput.subjectOf(subject),

@@ -52,8 +52,15 @@ export const make = <A>(options: Options<A>): Effect.Effect<Batches<A>, never, B
 
     const drain: Effect.Effect<void> = Effect.flatMap(sendNext, (more) => (more ? drain : Effect.void))
 
+    /**
+     * Sends what waits, then goes on at once only while a full batch waits: items offered while
+     * a batch was on the way wait for the next linger instead of following in a small batch of
+     * their own (under load that chain kept batches small, and every batch has a fixed cost).
+     */
+    const drainFull: Effect.Effect<void> = Effect.flatMap(sendNext, (sent) => (sent && waiting.length >= size ? drainFull : Effect.void))
+
     const flush: Effect.Effect<void> = Effect.sleep(options.linger).pipe(
-      Effect.zipRight(drain),
+      Effect.zipRight(drainFull),
       Effect.ensuring(Effect.sync(() => {
         flushing = false
       })),

@@ -67,6 +67,13 @@ export const settleable = (
 const notCommitted = (c: Domain.Commitment, move: string) =>
   new HttpErrors.Conflict({ detail: `Commitment ${c.id} is ${c.status}; only a committed commitment can be ${move}` })
 
+/**
+ * The handlers' spans keep their names but not a stack trace of the call site: `Effect.fn`
+ * otherwise prepares one for every request, a measurable part of a create's CPU
+ * (docs/performance.md, "Flexibility service").
+ */
+const noStack = { captureStackTrace: false } as const
+
 export class Commitments extends Effect.Service<Commitments>()("flexibility/Commitments", {
   effect: Effect.gen(function*() {
     const repo = yield* CommitmentsRepo
@@ -111,7 +118,7 @@ export class Commitments extends Effect.Service<Commitments>()("flexibility/Comm
     const commit = (row: Omit<NewCommitment, "status">) =>
       Effect.tap(insert({ ...row, status: "committed" }), notices.committed)
 
-    const create = Effect.fn("Commitments.create")(function*(caller: Caller, body: Domain.CreateCommitment) {
+    const create = Effect.fn("Commitments.create", noStack)(function*(caller: Caller, body: Domain.CreateCommitment) {
       const userId = body.user_id ?? (isUser(caller) ? caller.subject.id : undefined)
       if (userId === undefined) {
         return yield* Effect.fail(
@@ -142,18 +149,18 @@ export class Commitments extends Effect.Service<Commitments>()("flexibility/Comm
       return yield* commit({ ...base, community_id: communityId, device_id: device })
     })
 
-    const list = Effect.fn("Commitments.list")(function*(caller: Caller, params: Domain.ListParams) {
+    const list = Effect.fn("Commitments.list", noStack)(function*(caller: Caller, params: Domain.ListParams) {
       const userId = params.user_id ?? (isUser(caller) ? caller.subject.id : undefined)
       yield* access.require(caller.subject, { resource: "flexibility.commitment", action: "list", ownerId: userId })
       const page = yield* Effect.orDie(repo.list({ userId, status: params.status, limit: params.limit, offset: params.offset }))
       return { items: page.items, total: page.total, limit: params.limit, offset: params.offset } satisfies Domain.CommitmentPage
     })
 
-    const get = Effect.fn("Commitments.get")(function*(caller: Caller, id: string) {
+    const get = Effect.fn("Commitments.get", noStack)(function*(caller: Caller, id: string) {
       return yield* authorized(caller, id, "read")
     })
 
-    const cancel = Effect.fn("Commitments.cancel")(function*(caller: Caller, id: string) {
+    const cancel = Effect.fn("Commitments.cancel", noStack)(function*(caller: Caller, id: string) {
       const found = yield* authorized(caller, id, "cancel")
       if (found.status !== "committed") return yield* Effect.fail(notCommitted(found, "cancelled"))
       const cancelled = yield* Effect.orDie(repo.cancel(id, yield* now))
@@ -166,7 +173,7 @@ export class Commitments extends Effect.Service<Commitments>()("flexibility/Comm
       return yield* Effect.fail(Option.match(current, { onNone: () => notFound(id), onSome: (c) => notCommitted(c, "cancelled") }))
     })
 
-    const settle = Effect.fn("Commitments.settle")(function*(caller: Caller, id: string, body: Domain.SettleRequest) {
+    const settle = Effect.fn("Commitments.settle", noStack)(function*(caller: Caller, id: string, body: Domain.SettleRequest) {
       yield* access.require(caller.subject, { resource: "flexibility.commitment", action: "settle", commitmentId: id })
       const settled = yield* Effect.orDie(repo.settle(id, body.reward_points_actual, body.actual_kwh ?? null, yield* now))
       if (Option.isSome(settled)) {
@@ -177,13 +184,13 @@ export class Commitments extends Effect.Service<Commitments>()("flexibility/Comm
       return yield* Effect.fail(Option.match(current, { onNone: () => notFound(id), onSome: (c) => notCommitted(c, "settled") }))
     })
 
-    const pending = Effect.fn("Commitments.pending")(function*(caller: Caller, limit: number) {
+    const pending = Effect.fn("Commitments.pending", noStack)(function*(caller: Caller, limit: number) {
       yield* access.require(caller.subject, { resource: "flexibility.commitment", action: "pending" })
       return yield* Effect.orDie(repo.takeOpen(yield* now, limit))
     })
 
     /** Authorizes, then gives the rows as a stream (the caller serializes it). */
-    const exportAll = Effect.fn("Commitments.export")(function*(caller: Caller, params: Domain.ExportParams) {
+    const exportAll = Effect.fn("Commitments.export", noStack)(function*(caller: Caller, params: Domain.ExportParams) {
       yield* access.require(caller.subject, { resource: "flexibility.commitment", action: "export" })
       const after = params.created_after === undefined ? undefined : iso(params.created_after.epochMillis)
       return repo.exportAll(after).pipe(Stream.orDie)

@@ -68,6 +68,12 @@ const columns = [
   "actual_kwh"
 ].join(", ")
 
+/**
+ * Span options of the statements: no call-site stack trace (`withSpan` otherwise builds an
+ * `Error` per call for it, on every request; the span's name says which statement it was).
+ */
+const noStack = { captureStackTrace: false } as const
+
 export class CommitmentsRepo extends Effect.Service<CommitmentsRepo>()("flexibility/CommitmentsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient
@@ -78,7 +84,7 @@ export class CommitmentsRepo extends Effect.Service<CommitmentsRepo>()("flexibil
     const insert = (row: NewCommitment) =>
       sql<Commitment>`INSERT INTO flexibility_commitments ${sql.insert({ ...row })} ON CONFLICT DO NOTHING RETURNING ${all}`.pipe(
         Effect.map(first),
-        Effect.withSpan("CommitmentsRepo.insert")
+        Effect.withSpan("CommitmentsRepo.insert", noStack)
       )
 
     /** The user's answer to a suggestion (a commitment that is not cancelled). */
@@ -86,7 +92,7 @@ export class CommitmentsRepo extends Effect.Service<CommitmentsRepo>()("flexibil
       sql<Commitment>`SELECT ${all} FROM flexibility_commitments
         WHERE user_id = ${userId} AND suggestion_id = ${suggestionId} AND status <> 'cancelled'`.pipe(
         Effect.map(first),
-        Effect.withSpan("CommitmentsRepo.findAnswer")
+        Effect.withSpan("CommitmentsRepo.findAnswer", noStack)
       )
 
     /** Suggestion ids the user answered (committed, settled or declined). */
@@ -96,13 +102,13 @@ export class CommitmentsRepo extends Effect.Service<CommitmentsRepo>()("flexibil
         : sql<{ suggestion_id: string }>`SELECT suggestion_id FROM flexibility_commitments
             WHERE user_id = ${userId} AND status <> 'cancelled' AND ${sql.in("suggestion_id", suggestionIds)}`.pipe(
             Effect.map((rows) => new Set(rows.map((r) => r.suggestion_id))),
-            Effect.withSpan("CommitmentsRepo.answeredIds")
+            Effect.withSpan("CommitmentsRepo.answeredIds", noStack)
           )
 
     const get = (id: string) =>
       sql<Commitment>`SELECT ${all} FROM flexibility_commitments WHERE id = ${id}`.pipe(
         Effect.map(first),
-        Effect.withSpan("CommitmentsRepo.get")
+        Effect.withSpan("CommitmentsRepo.get", noStack)
       )
 
     const list = (query: ListQuery) => {
@@ -117,7 +123,7 @@ export class CommitmentsRepo extends Effect.Service<CommitmentsRepo>()("flexibil
           sql<{ total: string }>`SELECT count(*) AS total FROM flexibility_commitments WHERE ${filters}`,
           (rows) => Number(rows[0]?.total ?? 0)
         )
-      }, { concurrency: 2 }).pipe(Effect.withSpan("CommitmentsRepo.list"))
+      }, { concurrency: 2 }).pipe(Effect.withSpan("CommitmentsRepo.list", noStack))
     }
 
     /** committed -> cancelled; `None` when the row is not (or no longer) committed. */
@@ -125,7 +131,7 @@ export class CommitmentsRepo extends Effect.Service<CommitmentsRepo>()("flexibil
       sql<Commitment>`UPDATE flexibility_commitments SET status = 'cancelled', cancelled_at = ${now}
         WHERE id = ${id} AND status = 'committed' RETURNING ${all}`.pipe(
         Effect.map(first),
-        Effect.withSpan("CommitmentsRepo.cancel")
+        Effect.withSpan("CommitmentsRepo.cancel", noStack)
       )
 
     /** committed -> settled with the points given; `None` when the row is not (or no longer) committed. */
@@ -134,7 +140,7 @@ export class CommitmentsRepo extends Effect.Service<CommitmentsRepo>()("flexibil
         SET status = 'settled', reward_points_actual = ${points}, actual_kwh = ${kwh}, settled_at = ${now}
         WHERE id = ${id} AND status = 'committed' RETURNING ${all}`.pipe(
         Effect.map(first),
-        Effect.withSpan("CommitmentsRepo.settle")
+        Effect.withSpan("CommitmentsRepo.settle", noStack)
       )
 
     /**
@@ -153,7 +159,7 @@ export class CommitmentsRepo extends Effect.Service<CommitmentsRepo>()("flexibil
         )
         RETURNING ${all}`.pipe(
         Effect.map((rows) => [...rows].sort((a, b) => a.period_start.localeCompare(b.period_start) || a.id.localeCompare(b.id))),
-        Effect.withSpan("CommitmentsRepo.takeOpen")
+        Effect.withSpan("CommitmentsRepo.takeOpen", noStack)
       )
 
     /** Gives a taken row back (its reminder could not be sent), unless something else changed it. */
@@ -161,7 +167,7 @@ export class CommitmentsRepo extends Effect.Service<CommitmentsRepo>()("flexibil
       sql`UPDATE flexibility_commitments SET reminded_at = NULL
         WHERE id = ${id} AND reminded_at = ${takenAt} AND status = 'committed'`.pipe(
         Effect.asVoid,
-        Effect.withSpan("CommitmentsRepo.release")
+        Effect.withSpan("CommitmentsRepo.release", noStack)
       )
 
     /** Every commitment, oldest first, from a cursor (constant memory). */
@@ -179,7 +185,7 @@ export class CommitmentsRepo extends Effect.Service<CommitmentsRepo>()("flexibil
         FROM flexibility_commitments
         WHERE status = 'committed' AND community_id IS NOT NULL AND device_id IS NOT NULL
           AND period_end > ${from} AND period_end <= ${to} AND period_end <= ${now}
-        ORDER BY id`.pipe(Effect.withSpan("CommitmentsRepo.settlementCandidates"))
+        ORDER BY id`.pipe(Effect.withSpan("CommitmentsRepo.settlementCandidates", noStack))
 
     /**
      * Settles every result in one statement (so one transaction): rows still committed become
@@ -195,7 +201,7 @@ export class CommitmentsRepo extends Effect.Service<CommitmentsRepo>()("flexibil
             FROM jsonb_to_recordset(${JSON.stringify(results)}::jsonb) AS v(id uuid, points integer, kwh double precision)
             WHERE c.id = v.id AND c.status = 'committed'
             RETURNING ${sql.literal(columns.split(", ").map((c) => `c.${c}`).join(", "))}`.pipe(
-            Effect.withSpan("CommitmentsRepo.settleMany", { attributes: { count: results.length } })
+            Effect.withSpan("CommitmentsRepo.settleMany", { attributes: { count: results.length }, captureStackTrace: false })
           )
 
     return {

@@ -84,9 +84,20 @@ export class ScheduledReminders extends Effect.Service<ScheduledReminders>()("fl
 
     const drain: Effect.Effect<void> = Effect.flatMap(sendNext, (more) => (more ? drain : Effect.void))
 
-    /** Runs while reminders wait: a moment for others to join, then batches until none wait. */
+    /**
+     * Sends what waits, then goes on at once only while a full batch waits: reminders that came
+     * while a batch was on the way wait for the next linger instead of following in a small batch
+     * of their own (under load that chain made batches of ~14 instead of ~60, and each call to the
+     * nudging service costs about what a create does; docs/performance.md, "Flexibility service").
+     */
+    const drainFull: Effect.Effect<void> = Effect.flatMap(
+      sendNext,
+      (sent) => (sent && waiting.size >= reminderBatchSize ? drainFull : Effect.void)
+    )
+
+    /** Runs while reminders wait: a moment for others to join, then batches (full ones back to back). */
     const flush = Effect.sleep(reminderBatchLinger).pipe(
-      Effect.zipRight(drain),
+      Effect.zipRight(drainFull),
       Effect.ensuring(Effect.sync(() => {
         flushing = false
       })),

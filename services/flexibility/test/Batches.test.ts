@@ -1,10 +1,13 @@
 /**
  * What follows commitments, in batches: reminders scheduled in one call (a key offered twice
  * keeps its last event; a withdrawn one is dropped or withdrawn after its batch), settled nudges
- * in one call, and a batch the nudging service does not take sent again one event at a time.
+ * in one call, and a batch the nudging service does not take sent again one event at a time;
+ * what comes while a batch is on the way waits for the next linger and goes with the others.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Upstream } from "@rec/platform"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Background } from "../src/Background.js"
@@ -16,6 +19,8 @@ import { SettledNudges } from "../src/SettledNudges.js"
 interface Calls {
   readonly log: Array<string>
   batchFails: boolean
+  /** How long a `scheduleMany` call takes (default: at once). */
+  readonly callTime?: Duration.Duration
 }
 
 const failure = (detail: string) => new Upstream.UpstreamFailure({ upstream: "nudging service", operation: "test", status: 502, detail })
@@ -36,7 +41,9 @@ const fakeNudges = (calls: Calls) =>
       scheduleMany: (events) =>
         calls.batchFails
           ? Effect.fail(failure("no batch route"))
-          : Effect.sync(() => void calls.log.push(`scheduleMany ${events.map((e) => `${e.external_key}@${e.trigger_at}`).join(",")}`)),
+          : Effect.sync(() => void calls.log.push(`scheduleMany ${events.map((e) => `${e.external_key}@${e.trigger_at}`).join(",")}`)).pipe(
+            Effect.delay(calls.callTime ?? Duration.zero)
+          ),
       unschedule: (key) => Effect.sync(() => void calls.log.push(`unschedule ${key}`))
     })
   )
@@ -92,6 +99,27 @@ describe("batches of what follows commitments", () => {
         "scheduleMany b@2030-01-01T10:00:00.000Z,a@2030-01-01T09:45:00.000Z"
       ])
     }).pipe(Effect.provide(setup(calls)))
+  })
+
+  it.live("reminders: those that come while a batch is on the way wait for the next linger, not a batch of their own", () => {
+    // linger 300 ms, a call 300 ms: a goes at ~300 ms (answered ~600 ms); b comes at ~400 ms and
+    // c at ~700 ms, within the linger that follows a's answer, so b and c go in one call
+    // (sending b alone as soon as a's call was answered left c for a third).
+    const calls: Calls = { log: [], batchFails: false, callTime: Duration.millis(300) }
+    const at = (key: string) => `${key}@2030-01-01T10:00:00.000Z`
+    return Effect.gen(function*() {
+      const reminders = yield* ScheduledReminders
+      yield* reminders.schedule(reminder("a"))
+      yield* Effect.sleep("400 millis")
+      yield* reminders.schedule(reminder("b"))
+      yield* Effect.sleep("300 millis")
+      yield* reminders.schedule(reminder("c"))
+      yield* idle
+      expect(calls.log).toEqual([`scheduleMany ${at("a")}`, `scheduleMany ${at("b")},${at("c")}`])
+    }).pipe(
+      Effect.provide(setup(calls)),
+      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["FLEXIBILITY_REMINDER_BATCH_LINGER", "300 millis"]])))
+    )
   })
 
   it.live("reminders: a batch the nudging service does not take is scheduled one at a time", () => {
