@@ -31,7 +31,8 @@ export const defaultPort = 8016
  * Rate limits of the write routes, per client (a token's client and subject, else the address),
  * counted in the service's database so every replica on it enforces one budget (docs/decisions.md
  * "Rate limits across services"). Rules sharing a name share one budget and one override:
- * `RATE_LIMIT_INGEST` (events and scheduled events from other services: a machine's rate),
+ * `RATE_LIMIT_INGEST` (events and scheduled events from other services, a batch counting as one
+ * request: a machine's rate),
  * `RATE_LIMIT_PREFERENCES`, `RATE_LIMIT_SUBSCRIPTIONS` (web push subscribe, unsubscribe, test) and
  * `RATE_LIMIT_NOTIFICATIONS` (mark read, delete), each `<requests>/<window>` or `off`.
  */
@@ -39,8 +40,10 @@ export const rateLimits: ReadonlyArray<RateLimit.Rule> = [
   ...[
     ["POST", "/ingest-event"],
     ["POST", "/admin/ingest-event"],
+    ["POST", "/ingest-events/batch"],
     ["POST", "/scheduled-events"],
     ["POST", "/admin/scheduled-events"],
+    ["POST", "/scheduled-events/batch"],
     ["DELETE", "/scheduled-events/*"]
   ].map(([method, path]): RateLimit.Rule => ({ name: "ingest", method, path: path!, limit: 6000, window: "1 minute", store: "shared" })),
   { name: "preferences", method: "PUT", path: "/preferences", limit: 60, window: "1 minute", store: "shared" },
