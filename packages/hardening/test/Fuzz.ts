@@ -59,7 +59,7 @@ const targets: ReadonlyArray<Target> = [
   // Once left out: sampling the valid body of `POST /scheduled-events` looped forever in
   // fast-check (a date-time filter without an arbitrary) and froze this process; see
   // docs/reliability.md §1 and services/nudging/test/Samplable.test.ts.
-  { service: "nudging", fuzz: (o) => ContractFuzz.run(NudgingApi, o), identities: ["svc-grid", "participant"], healthPath: "/health", endpoints: 18 },
+  { service: "nudging", fuzz: (o) => ContractFuzz.run(NudgingApi, o), identities: ["svc-grid", "participant"], healthPath: "/health", endpoints: 20 },
   { service: "flexibility", fuzz: (o) => ContractFuzz.run(FlexibilityApi, o), identities: ["svc-flexibility", "participant"], endpoints: 9 },
   { service: "grid-gateway", fuzz: (o) => ContractFuzz.run(GridApi, o), identities: ["dso-operator", "svc-grid"], tokenOn: "every", endpoints: 22 },
   { service: "participant-gateway", fuzz: (o) => ContractFuzz.run(ParticipantApi, o), identities: ["participant", "participant-consumer"], endpoints: 18 },
