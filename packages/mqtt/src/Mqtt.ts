@@ -648,6 +648,24 @@ const make = (config: MqttConfig.MqttConfig, options: MqttOptions = {}) =>
         })
       })
 
+    /** MQTT.js's options of a publish; under MQTT 5 the span's `traceparent` goes as a user property. */
+    const clientPublishOptions = (
+      qos: QoS,
+      retain: boolean,
+      publishOptions: PublishOptions,
+      span: Option.Option<Tracer.Span>
+    ): mqtt.IClientPublishOptions => {
+      const userProperties = {
+        ...publishOptions.userProperties,
+        ...(Option.isSome(span) ? { traceparent: HttpTraceContext.toHeaders(span.value)["traceparent"]! } : {})
+      }
+      return {
+        qos,
+        retain,
+        ...(protocolVersion === 5 && Object.keys(userProperties).length > 0 ? { properties: { userProperties } } : {})
+      }
+    }
+
     const publish = (topic: string, payload: string | Uint8Array, publishOptions: PublishOptions = {}) =>
       Effect.suspend(() => {
         const invalid = Topic.validateName(topic)
@@ -658,15 +676,7 @@ const make = (config: MqttConfig.MqttConfig, options: MqttOptions = {}) =>
         const retain = publishOptions.retain ?? false
         const brokerTopic = Topic.withPrefix(config.topicPrefix, topic)
         return Effect.flatMap(Effect.currentSpan.pipe(Effect.option), (span) => {
-          const userProperties = {
-            ...publishOptions.userProperties,
-            ...(Option.isSome(span) ? { traceparent: HttpTraceContext.toHeaders(span.value)["traceparent"]! } : {})
-          }
-          const options: mqtt.IClientPublishOptions = {
-            qos,
-            retain,
-            ...(protocolVersion === 5 && Object.keys(userProperties).length > 0 ? { properties: { userProperties } } : {})
-          }
+          const options = clientPublishOptions(qos, retain, publishOptions, span)
           // Connected (the usual case): straight to MQTT.js. Otherwise wait for the connection
           // first, the wait and the acknowledgement sharing one publish timeout.
           const startedAt = Date.now()
@@ -762,15 +772,7 @@ const make = (config: MqttConfig.MqttConfig, options: MqttOptions = {}) =>
         const qos = publishOptions.qos ?? 1
         const retain = publishOptions.retain ?? false
         return Effect.flatMap(Effect.currentSpan.pipe(Effect.option), (span) => {
-          const userProperties = {
-            ...publishOptions.userProperties,
-            ...(Option.isSome(span) ? { traceparent: HttpTraceContext.toHeaders(span.value)["traceparent"]! } : {})
-          }
-          const options: mqtt.IClientPublishOptions = {
-            qos,
-            retain,
-            ...(protocolVersion === 5 && Object.keys(userProperties).length > 0 ? { properties: { userProperties } } : {})
-          }
+          const options = clientPublishOptions(qos, retain, publishOptions, span)
           const sendAll = (deadline: number) =>
             Effect.async<ReadonlyArray<MqttPublishError | undefined>>((resume) => {
               let pending = ready.length
