@@ -11,6 +11,21 @@ import { IsoDate } from "../src/Values.js"
 const row = { ts: "2026-08-17T10:15:00Z", device_id: "m", production_kwh: 0.25, consumption_kwh: 0.5, production_kw: 1, consumption_kw: 2 }
 const page = (items: Array<unknown>) => ({ items, limit: 40_000, offset: 0, count: items.length })
 
+/** Each input gets the same verdict, value or message through both decoders. */
+const expectSameAsDecoding = <A>(
+  checked: (u: unknown) => Either.Either<A, { readonly message: string }>,
+  plain: (u: unknown) => Either.Either<A, { readonly message: string }>,
+  cases: ReadonlyArray<unknown>
+) => {
+  for (const input of cases) {
+    const a = checked(input)
+    const b = plain(input)
+    expect(a._tag).toBe(b._tag)
+    if (Either.isRight(a) && Either.isRight(b)) expect(a.right).toEqual(b.right)
+    if (Either.isLeft(a) && Either.isLeft(b)) expect(a.left.message).toBe(b.left.message)
+  }
+}
+
 describe("CompiledCheck", () => {
   it("compiles transformation-free schemas only", () => {
     expect(compile(Energy.MetersDataResult.ast)).toBeDefined()
@@ -31,13 +46,7 @@ describe("CompiledCheck", () => {
       [row],
       null
     ]
-    for (const input of cases) {
-      const a = checked(input)
-      const b = plain(input)
-      expect(a._tag).toBe(b._tag)
-      if (Either.isRight(a) && Either.isRight(b)) expect(a.right).toEqual(b.right)
-      if (Either.isLeft(a) && Either.isLeft(b)) expect(a.left.message).toBe(b.left.message)
-    }
+    expectSameAsDecoding(checked, plain, cases)
     expect(Either.getOrThrow(checked(page([{ ...row, extra: 1 }]))).items[0]).not.toHaveProperty("extra")
   })
 
@@ -54,13 +63,7 @@ describe("CompiledCheck", () => {
       page([{ ...risk, date: "2026-02-30" }]),
       page([{ ...risk, risk_level: "extreme" }])
     ]
-    for (const input of cases) {
-      const a = checked(input)
-      const b = plain(input)
-      expect(a._tag).toBe(b._tag)
-      if (Either.isRight(a) && Either.isRight(b)) expect(a.right).toEqual(b.right)
-      if (Either.isLeft(a) && Either.isLeft(b)) expect(a.left.message).toBe(b.left.message)
-    }
+    expectSameAsDecoding(checked, plain, cases)
     expect(Either.isRight(checked(page([risk])))).toBe(true)
     expect(Either.isLeft(checked(page([{ ...risk, metrics: [1] }])))).toBe(true)
   })
