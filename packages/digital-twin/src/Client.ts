@@ -24,9 +24,10 @@ import type { ConfigError } from "effect"
 import { Config, Context, Duration, Effect, FiberRef, Layer, Option, ParseResult, Predicate, Redacted, Schema } from "effect"
 import { globalValue } from "effect/GlobalValue"
 import { DigitalTwinApi } from "./Api.js"
-import { reducedWith, withCompiledCheck } from "./CompiledCheck.js"
+import { withCompiledCheck } from "./CompiledCheck.js"
 import * as Energy from "./EnergySchemas.js"
 import * as Grid from "./GridSchemas.js"
+import { type Fold, foldedItems } from "./ItemsFold.js"
 import { ValuesRequest } from "./Values.js"
 
 export class DigitalTwinError extends Schema.TaggedError<DigitalTwinError>()("DigitalTwinError", {
@@ -158,24 +159,34 @@ export interface SharedTotals {
   readonly virtual_consumption_kwh: number
 }
 
-const meterTotals = (result: typeof Energy.MetersDataResult.Type): MeterTotals => {
-  let production = 0
-  let consumption = 0
-  for (const r of result.items) {
-    production += r.production_kwh
-    consumption += r.consumption_kwh
+/** `meters_data` summed row by row (in the answer's order) as it is read. */
+const meterTotals: Fold<typeof Energy.MeterReading.Type, typeof Energy.MetersDataResult.Type, MeterTotals> = {
+  start: () => {
+    let production = 0
+    let consumption = 0
+    return {
+      add: (r) => {
+        production += r.production_kwh
+        consumption += r.consumption_kwh
+      },
+      finish: (page, rows) => ({ rows, limit: page.limit, production_kwh: production, consumption_kwh: consumption })
+    }
   }
-  return { rows: result.items.length, limit: result.limit, production_kwh: production, consumption_kwh: consumption }
 }
 
-const sharedTotals = (result: typeof Energy.VirtualConsumptionResult.Type): SharedTotals => {
-  let consumption = 0
-  let virtual = 0
-  for (const r of result.items) {
-    consumption += r.consumption_kwh
-    virtual += r.virtual_consumption_kwh
+/** `rec_virtual_consumption_per_device_15m` summed row by row as it is read. */
+const sharedTotals: Fold<typeof Energy.VirtualConsumptionItem.Type, typeof Energy.VirtualConsumptionResult.Type, SharedTotals> = {
+  start: () => {
+    let consumption = 0
+    let virtual = 0
+    return {
+      add: (r) => {
+        consumption += r.consumption_kwh
+        virtual += r.virtual_consumption_kwh
+      },
+      finish: (page, rows) => ({ rows, limit: page.limit, consumption_kwh: consumption, virtual_consumption_kwh: virtual })
+    }
   }
-  return { rows: result.items.length, limit: result.limit, consumption_kwh: consumption, virtual_consumption_kwh: virtual }
 }
 
 const readingsEndpoint = <const Name extends string, P extends Schema.Schema.Any>(
@@ -191,7 +202,8 @@ const readingsEndpoint = <const Name extends string, P extends Schema.Schema.Any
  * How this client reads the 15-minute reading fetchers (a month is thousands of rows), on the
  * contract's paths, payloads and errors (client side only: the simulator never serves it): the
  * answers are checked by their compiled checks (`CompiledCheck`: the same result as decoding, a
- * fraction of the CPU and garbage), and the `*_totals` variants sum the rows while checking them.
+ * fraction of the CPU and garbage), and the `*_totals` variants fold the rows into sums straight from
+ * the answer's bytes, a batch at a time (`ItemsFold`: no month-long string, no rows kept).
  */
 class ReadingsGroup extends HttpApiGroup.make("readings")
   .add(readingsEndpoint("meters_data", "meters_data", Energy.MetersDataPayload).addSuccess(withCompiledCheck(Energy.MetersDataResult)))
@@ -201,11 +213,13 @@ class ReadingsGroup extends HttpApiGroup.make("readings")
   )
   .add(
     readingsEndpoint("meters_data_totals", "meters_data", Energy.MetersDataPayload)
-      .addSuccess(reducedWith(Energy.MetersDataResult, meterTotals, { identifier: "MeterTotals" }))
+      .addSuccess(foldedItems(Energy.MetersDataResult, Energy.MeterReading, meterTotals, { identifier: "MeterTotals" }))
   )
   .add(
     readingsEndpoint("shared_totals", "rec_virtual_consumption_per_device_15m", Energy.VirtualConsumptionPayload)
-      .addSuccess(reducedWith(Energy.VirtualConsumptionResult, sharedTotals, { identifier: "SharedTotals" }))
+      .addSuccess(
+        foldedItems(Energy.VirtualConsumptionResult, Energy.VirtualConsumptionItem, sharedTotals, { identifier: "SharedTotals" })
+      )
   )
   .addError(HttpErrors.Forbidden)
   .addError(HttpErrors.NotFound)

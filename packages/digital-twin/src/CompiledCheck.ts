@@ -17,7 +17,7 @@
  * compile (transformations, declarations, suspensions, index signatures, ...) keep the ordinary
  * decoding.
  */
-import { type Either, Option, ParseResult, Schema, SchemaAST as AST } from "effect"
+import { Option, ParseResult, Schema, SchemaAST as AST } from "effect"
 
 type Check = (input: unknown) => boolean
 
@@ -135,26 +135,4 @@ export const withCompiledCheck = <A, I>(schema: Schema.Schema<A, I>): Schema.Sch
     decode: () => (input, options) => check(input) ? ParseResult.succeed(input as A) : decode(input, options),
     encode: () => (input, options) => encode(input, options)
   }, { identifier: Option.getOrElse(AST.getIdentifierAnnotation(schema.ast), () => "CompiledCheck") })
-}
-
-/**
- * `schema`'s value reduced by `reduce` in the same step as it is checked (through the compiled
- * check when there is one), for a caller that needs only a few figures from a large answer: the
- * rows are never handed to anything that outlives the decoding, so they die young and cost next
- * to nothing to collect (rows held by a fiber while a collection runs are copied, then promoted).
- * Decode only: encoding fails.
- */
-export const reducedWith = <A, I, B>(
-  schema: Schema.Schema<A, I>,
-  reduce: (value: A) => B,
-  annotations: Schema.Annotations.Schema<B>
-): Schema.Schema<B, I> => {
-  const check = compile(schema.ast) ?? (() => false)
-  const decode = ParseResult.decodeUnknown(schema)
-  return Schema.declare([], {
-    decode: () => (input, options) =>
-      check(input) ? ParseResult.succeed(reduce(input as A)) : ParseResult.map(decode(input, options), reduce),
-    encode: () => (input, _options, ast): Either.Either<I, ParseResult.ParseIssue> =>
-      ParseResult.fail(new ParseResult.Forbidden(ast, input, "decode only"))
-  }, annotations)
 }
