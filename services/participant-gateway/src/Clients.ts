@@ -20,7 +20,7 @@ import {
 } from "@rec/digital-twin"
 import { Api as FlexibilityApi, type Domain as Flexibility } from "@rec/flexibility-service"
 import { Api as NudgingApi, type Domain as Nudging } from "@rec/nudging-service"
-import { OutboundHttp, Upstream } from "@rec/platform"
+import { LeanHttp, Upstream } from "@rec/platform"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
@@ -182,7 +182,11 @@ export const layerWith = (
     })
   )
 
-/** The three clients from the environment (`*_API_URL`, `*_TIMEOUT`), on `OutboundHttp`. */
+/**
+ * The three clients from the environment (`*_API_URL`, `*_TIMEOUT`), on the kit's lean outbound
+ * client (`LeanHttp`: an overview is four digital-twin calls; Effect's client with its spans when
+ * tracing is on).
+ */
 export const layer: Layer.Layer<NudgingClient | FlexibilityClient | TwinClient, ConfigError.ConfigError> = Layer
   .unwrapEffect(Effect.map(Config.upstreams, layerWith))
-  .pipe(Layer.provide(OutboundHttp.layer))
+  .pipe(Layer.provide(LeanHttp.outboundLayer))

@@ -18,7 +18,7 @@ import { DigitalTwinClient, makeClient, SimulatorServer } from "@rec/digital-twi
 import { EmbeddedBroker, Mqtt, MqttConfig } from "@rec/mqtt"
 import { Engines } from "@rec/policy"
 import { AlertNudges, Http } from "@rec/grid-gateway-service"
-import { Upstream } from "@rec/platform"
+import { LeanHttp, Upstream } from "@rec/platform"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -31,7 +31,6 @@ import * as Redacted from "effect/Redacted"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { migrations } from "../../src/migrations/index.js"
-import * as TwinHttp from "../../src/TwinHttp.js"
 import * as WebhookUrls from "../../src/WebhookUrls.js"
 
 export const repoPolicies = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../../policies")
@@ -119,7 +118,7 @@ export const digitalTwinAt = (
       })
       return yield* makeClient({ baseUrl: yield* url, tokens, timeout: options.timeout })
     })
-  ).pipe(Layer.provide(TwinHttp.outboundLayer))
+  ).pipe(Layer.provide(LeanHttp.outboundLayer))
 
 export type BrokerChoice =
   | { readonly _tag: "embedded" }

@@ -1,5 +1,5 @@
 /**
- * The gateway's lean `HttpClient` (`TwinHttp`) against a plain node:http server: the request as
+ * The lean `HttpClient` (`LeanHttp`) against a plain node:http server: the request as
  * sent (method, path, query, headers, body), the answer (status, headers, body as bytes, text
  * and JSON), a streamed body through the fallback client, transport failures, an answer over the
  * size bound, and interruption aborting the request.
@@ -15,7 +15,7 @@ import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import * as TwinHttp from "../src/TwinHttp.js"
+import * as LeanHttp from "../src/LeanHttp.js"
 
 interface Seen {
   readonly method: string
@@ -59,7 +59,7 @@ const server = (answer: (seen: Seen, response: http.ServerResponse) => void) =>
   )
 
 const withClient = <A, E>(f: (client: HttpClient.HttpClient) => Effect.Effect<A, E>) =>
-  Effect.flatMap(HttpClient.HttpClient, f).pipe(Effect.provide(TwinHttp.layer))
+  Effect.flatMap(HttpClient.HttpClient, f).pipe(Effect.provide(LeanHttp.layer))
 
 it.scoped("sends the request as built and reads the answer", () =>
   Effect.gen(function*() {
