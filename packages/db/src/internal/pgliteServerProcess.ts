@@ -3,6 +3,7 @@
  * directory, from the service's side.
  */
 import { type ChildProcess, fork } from "node:child_process"
+import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { PgliteDirectoryLocked } from "../Errors.js"
@@ -95,6 +96,8 @@ export const start = (dataDir: string, readyTimeoutMs: number): Promise<ServerPr
         // The service's exit must not wait for this process: it stops when the channel closes.
         child.unref()
         child.channel?.unref()
+        // A server killed outright cannot remove its socket's directory; its parent does.
+        void exited.then(() => fs.rmSync(message.socketDir, { recursive: true, force: true }))
         resolve({
           pid: child.pid!,
           socketDir: message.socketDir,
