@@ -60,23 +60,22 @@ export type DatabaseError = DatabaseUnavailable | PgliteDirectoryLocked | Migrat
 
 type Provided = Database | SqlClient | PgClient.PgClient
 
-const quoteChannel = (channel: string) => `"${channel.replace(/"/g, "\"\"")}"`
-
 /**
  * sql-pg 0.53's `notify` sends `NOTIFY "channel", $1`, which PostgreSQL rejects (NOTIFY takes
- * no parameters), and its `listen` opens a socket client from the pool options, which PGlite
- * has not got. Both are replaced on the client this layer created.
+ * no parameters), and its `listen` opens a socket client from the pool options, which a PGlite
+ * session has not got (it is one session: a second connection would share it). Both are
+ * replaced on the client this layer created.
  */
-const patchNotifications = (client: PgClient.PgClient, pglite: Option.Option<Pglite.PgliteBackend["pglite"]>) => {
+const patchNotifications = (client: PgClient.PgClient, pgliteListen: Option.Option<Pglite.PgliteBackend["listen"]>) => {
   const notify = (channel: string, payload: string) =>
     client`SELECT pg_notify(${channel}, ${payload})`.pipe(Effect.asVoid)
-  const listen = Option.match(pglite, {
+  const listen = Option.match(pgliteListen, {
     onNone: () => client.listen,
-    onSome: (db) => (channel: string) =>
+    onSome: (listenOn) => (channel: string) =>
       Stream.asyncPush<string, SqlError>((emit) =>
         Effect.acquireRelease(
           Effect.tryPromise({
-            try: () => db.listen(quoteChannel(channel), (payload) => emit.single(payload)),
+            try: () => listenOn(channel, (payload) => emit.single(payload)),
             catch: (cause) => new SqlError({ cause, message: "Failed to listen" })
           }),
           (unlisten) => Effect.promise(() => unlisten()).pipe(Effect.timeoutOption(Duration.seconds(1)))
@@ -103,7 +102,8 @@ export const layerWith = (
       const searchPath = Migrations.searchPath(schema)
 
       let pool: Pg.Pool
-      let pglite: Option.Option<Pglite.PgliteBackend["pglite"]> = Option.none()
+      let pgliteListen: Option.Option<Pglite.PgliteBackend["listen"]> = Option.none()
+      let pgliteServerPid: number | undefined
       if (target._tag === "Postgres") {
         pool = yield* Postgres.makePool({
           target,
@@ -120,10 +120,12 @@ export const layerWith = (
           searchPath,
           acquireTimeout: config.pool.connectTimeout,
           applicationName: config.applicationName,
-          echo
+          echo,
+          inProcess: config.pgliteInProcess
         })
         pool = backend.pool
-        pglite = Option.some(backend.pglite)
+        pgliteListen = Option.some(backend.listen)
+        pgliteServerPid = backend.serverPid
         if (Option.isSome(config.statementTimeout)) {
           yield* Effect.logWarning("DATABASE_STATEMENT_TIMEOUT_SECONDS is not applied on PGlite")
         }
@@ -139,7 +141,7 @@ export const layerWith = (
             ? { transformQueryNames: Str.camelToSnake, transformResultNames: Str.snakeToCamel, transformJson: false }
             : {})
         }),
-        pglite
+        pgliteListen
       )
 
       let appliedMigrations: ReadonlyArray<readonly [number, string]> = []
@@ -174,7 +176,13 @@ export const layerWith = (
         check
       }
       yield* Effect.logInfo("database ready").pipe(
-        Effect.annotateLogs({ backend: info.backend, target: info.target, schema, migrationsApplied: appliedMigrations.length })
+        Effect.annotateLogs({
+          backend: info.backend,
+          target: info.target,
+          schema,
+          migrationsApplied: appliedMigrations.length,
+          ...(pgliteServerPid === undefined ? {} : { pgliteServerPid })
+        })
       )
       return Context.make(Database, info).pipe(
         Context.add(PgClient.PgClient, client),

@@ -14,6 +14,10 @@
  * | `DATABASE_STATEMENT_TIMEOUT_SECONDS` | `0` (none)           | server-side `statement_timeout` (PostgreSQL only) |
  * | `DATABASE_STARTUP_TIMEOUT_SECONDS`   | `60`                 | keep retrying an unreachable PostgreSQL this long at start |
  * | `DATABASE_ECHO`                      | `false`              | log every SQL statement (debugging) |
+ * | `PGLITE_IN_PROCESS`                  | `false`              | run an on-disk PGlite inside the service's process instead of a PGlite server process |
+ *
+ * `PGLITE_SHARED_BUFFERS` is read where PGlite is opened (`internal/pgliteOpen.ts`), which may be
+ * the PGlite server process.
  */
 import { Config, ConfigError, Duration, Either, Option, Redacted } from "effect"
 import * as DatabaseUrl from "./DatabaseUrl.js"
@@ -35,6 +39,11 @@ export interface DatabaseConfig {
   readonly statementTimeout: Option.Option<Duration.Duration>
   readonly startupTimeout: Duration.Duration
   readonly echo: boolean
+  /**
+   * Keep an on-disk PGlite inside the service's process rather than in a PGlite server process
+   * reached over a Unix socket. `pglite://memory` is always in process.
+   */
+  readonly pgliteInProcess: boolean
   /** Reported to PostgreSQL as `application_name` (visible in `pg_stat_activity`). */
   readonly applicationName: string
 }
@@ -102,6 +111,7 @@ export const fromEnv = (service: string): Config.Config<DatabaseConfig> =>
     statementTimeout: optionalSeconds("DATABASE_STATEMENT_TIMEOUT_SECONDS"),
     startupTimeout: Config.map(seconds("DATABASE_STARTUP_TIMEOUT_SECONDS", 60), Duration.seconds),
     echo: Config.boolean("DATABASE_ECHO").pipe(Config.withDefault(false)),
+    pgliteInProcess: Config.boolean("PGLITE_IN_PROCESS").pipe(Config.withDefault(false)),
     applicationName: Config.succeed(service)
   })
 
@@ -118,6 +128,7 @@ export const make = (
     statementTimeout: Option.none(),
     startupTimeout: Duration.seconds(60),
     echo: false,
+    pgliteInProcess: false,
     applicationName: service,
     ...rest,
     pool: {

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql/SqlClient"
 import { Columns, Database, DatabaseConfig, DatabaseUrl, Migrations, Testing } from "@rec/db"
 import { Context, Effect, Either, HashMap, Layer, Logger, Option, Schema } from "effect"
+import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -26,11 +27,39 @@ const tempDir = () => {
 // A PGlite data directory is about 40 MB.
 afterAll(() => tempDirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })))
 
-const onDisk = (dataDir: string, service = "ledger") =>
+const lockOwner = (dataDir: string): number => Number(fs.readFileSync(`${dataDir}.lock`, "utf8").trim())
+
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+const waitUntilGone = (pid: number) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 300 && isAlive(pid); i++) yield* Effect.sleep("100 millis")
+    return !isAlive(pid)
+  })
+
+const onDisk = (dataDir: string, service = "ledger", pgliteInProcess = false) =>
   Database.layerWith(
     { service, migrations },
-    DatabaseConfig.make(service, { target: Either.getOrThrow(DatabaseUrl.parse(`pglite://${dataDir}`, "unused")) })
+    DatabaseConfig.make(service, {
+      target: Either.getOrThrow(DatabaseUrl.parse(`pglite://${dataDir}`, "unused")),
+      pgliteInProcess
+    })
   )
+
+describe("PGlite on disk, served by a PGlite server process", () => {
+  const dataDir = path.join(tempDir(), "suite")
+  layer(Ledger.Default.pipe(Layer.provideMerge(onDisk(dataDir, "ledger-service"))), {
+    excludeTestServices: true,
+    timeout: "120 seconds"
+  })((it) => backendSuite(it, "ledger_service"))
+})
 
 describe("PGlite on disk", () => {
   layer(Layer.empty, { excludeTestServices: true, timeout: "120 seconds" })((it) => {
@@ -89,6 +118,72 @@ describe("PGlite on disk", () => {
         expect(yield* ledgerSql<{ schema: string }>`SELECT current_schema() AS schema`).toEqual([{ schema: "ledger" }])
         expect(yield* registrySql<{ schema: string }>`SELECT current_schema() AS schema`).toEqual([{ schema: "registry" }])
       }).pipe(Effect.scoped), 60_000)
+
+    it.effect("the PGlite server process holds the directory and stops with the service", () =>
+      Effect.gen(function*() {
+        const dataDir = path.join(tempDir(), "served")
+        const server = yield* Effect.gen(function*() {
+          const sql = yield* SqlClient
+          yield* sql`INSERT INTO accounts (name, balance, opened_on) VALUES ('alice', 5, '2024-01-01')`
+          const owner = lockOwner(dataDir)
+          expect(owner).not.toBe(process.pid)
+          expect(isAlive(owner)).toBe(true)
+          return owner
+        }).pipe(Effect.provide(onDisk(dataDir)))
+        // Closing the layer closed PGlite (flushing the directory) and ended the process.
+        expect(isAlive(server)).toBe(false)
+        expect(fs.existsSync(`${dataDir}.lock`)).toBe(false)
+      }), 60_000)
+
+    it.effect("PGLITE_IN_PROCESS keeps PGlite in the service's own process", () =>
+      Effect.gen(function*() {
+        const dataDir = path.join(tempDir(), "in-process")
+        const owner = yield* Effect.sync(() => lockOwner(dataDir)).pipe(Effect.provide(onDisk(dataDir, "ledger", true)))
+        expect(owner).toBe(process.pid)
+      }), 60_000)
+
+    it.effect("a PGlite server process that dies fails queries at once as DatabaseUnavailable", () =>
+      Effect.gen(function*() {
+        const dataDir = path.join(tempDir(), "crash")
+        const context = yield* Layer.build(onDisk(dataDir))
+        const sql = Context.get(context, SqlClient)
+        const db = Context.get(context, Database.Database)
+        yield* sql`SELECT 1`
+        const server = lockOwner(dataDir)
+        process.kill(server, "SIGKILL")
+        expect(yield* waitUntilGone(server)).toBe(true)
+        // The exit is noticed through the IPC channel; give it a moment.
+        yield* Effect.sleep("200 millis")
+        const failed = yield* sql`SELECT 1`.pipe(Effect.flip, Effect.timeout("5 seconds"))
+        expect(failed._tag).toBe("SqlError")
+        const cause = failed.cause as { _tag?: string; message?: string }
+        expect(cause._tag).toBe("DatabaseUnavailable")
+        expect(cause.message).toContain(`PGlite server process (pid ${server})`)
+        expect(cause.message).toContain("killed by SIGKILL")
+        const check = yield* db.check.pipe(Effect.flip, Effect.timeout("6 seconds"))
+        expect(check._tag).toBe("DatabaseUnavailable")
+      }).pipe(Effect.scoped), 60_000)
+
+    it.effect("the PGlite server process closes the directory when its service is killed", () =>
+      Effect.gen(function*() {
+        const dataDir = path.join(tempDir(), "orphan")
+        const script = new URL("./support/orphanService.mjs", import.meta.url).pathname
+        const service = spawn(process.execPath, [script, `pglite://${dataDir}`], { stdio: ["ignore", "pipe", "inherit"] })
+        yield* Effect.async<void>((resume) => {
+          service.stdout.on("data", (chunk: Buffer) => {
+            if (chunk.toString().includes("row written")) resume(Effect.void)
+          })
+        }).pipe(Effect.timeout("60 seconds"))
+        const server = lockOwner(dataDir)
+        expect(server).not.toBe(service.pid)
+        service.kill("SIGKILL")
+        expect(yield* waitUntilGone(server)).toBe(true)
+        expect(fs.existsSync(`${dataDir}.lock`)).toBe(false)
+        const rows = yield* Effect.flatMap(SqlClient, (sql) => sql<{ v: string }>`SELECT v FROM public.kept`).pipe(
+          Effect.provide(onDisk(dataDir))
+        )
+        expect(rows).toEqual([{ v: "before the crash" }])
+      }), 90_000)
 
     it.effect("refuses a data directory another process holds", () =>
       Effect.gen(function*() {

@@ -202,10 +202,12 @@ export const mailCatcher: Component = {
 }
 
 /**
- * The services' database, opened before them: creating a PGlite directory (initdb in WASM) holds
- * the event loop for seconds, which the services' first token, JWKS and broker calls would
- * otherwise wait out and time out on. The open instance is shared with the services (`@rec/db`
- * shares a directory within a process) and closed after them. No schema and no tables of its own.
+ * The services' database, opened before them: creating a PGlite directory (initdb in WASM) takes
+ * seconds, and held the event loop while PGlite ran in this process (it now runs in a PGlite
+ * server process of its own, unless PGLITE_IN_PROCESS=true), which the services' first token,
+ * JWKS and broker calls would otherwise wait out and time out on. The open session (one server
+ * process) is shared with the services (`@rec/db` shares a directory within a process) and
+ * closed after them. No schema and no tables of its own.
  */
 export const database: Component = {
   name: "database",

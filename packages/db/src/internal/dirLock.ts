@@ -5,10 +5,11 @@
  * beside the directory holding the owner's pid; a lock whose owner is gone is taken over.
  * Within one process, services share an open directory instead (see `pglite.ts`), so a lock
  * file naming this very process can only be a stale one from a previous process with the same pid.
+ * The lock is taken by the process that runs PGlite: the service's own, or the PGlite server
+ * process (`bin/pgliteServer.ts`), which is why this module imports nothing heavier than `node:`.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { PgliteDirectoryLocked } from "../Errors.js"
 
 const isAlive = (pid: number): boolean => {
   if (pid === process.pid) return false
@@ -42,30 +43,30 @@ const tryCreate = (lockPath: string): boolean => {
 
 export const lockPath = (dataDir: string): string => `${path.resolve(dataDir)}.lock`
 
-/** Takes the lock or throws `PgliteDirectoryLocked`; returns the function that releases it. */
-export const lock = (dataDir: string): (() => void) => {
+export type LockResult =
+  | { readonly _tag: "Locked"; readonly release: () => void }
+  | { readonly _tag: "Held"; readonly pid: number; readonly message: string }
+
+/** Takes the lock, or says which live process holds it. */
+export const acquire = (dataDir: string): LockResult => {
   const file = lockPath(dataDir)
   fs.mkdirSync(path.dirname(file), { recursive: true })
   const release = () => {
     if (readOwner(file) === process.pid) fs.rmSync(file, { force: true })
   }
-  if (tryCreate(file)) return release
+  if (tryCreate(file)) return { _tag: "Locked", release }
   const owner = readOwner(file)
   if (owner !== undefined && isAlive(owner)) {
-    throw new PgliteDirectoryLocked({
-      dataDir,
+    return {
+      _tag: "Held",
       pid: owner,
       message: `PGlite data directory ${dataDir} is in use by process ${owner}; stop it, or point DATABASE_URL elsewhere`
-    })
+    }
   }
   // Stale lock (owner gone, or unreadable): replace it once. A concurrent starter may win the
   // race, in which case the second `tryCreate` fails and we report its pid.
   fs.rmSync(file, { force: true })
-  if (tryCreate(file)) return release
+  if (tryCreate(file)) return { _tag: "Locked", release }
   const winner = readOwner(file) ?? 0
-  throw new PgliteDirectoryLocked({
-    dataDir,
-    pid: winner,
-    message: `PGlite data directory ${dataDir} was just locked by process ${winner}`
-  })
+  return { _tag: "Held", pid: winner, message: `PGlite data directory ${dataDir} was just locked by process ${winner}` }
 }
