@@ -17,7 +17,7 @@ import type * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import { Access } from "./Access.js"
 import { CommitmentsRepo, type NewCommitment } from "./CommitmentsRepo.js"
-import type * as Domain from "./Domain.js"
+import * as Domain from "./Domain.js"
 import { Notices } from "./Notices.js"
 import { type Participant, Participants } from "./Participants.js"
 
@@ -133,8 +133,8 @@ export class Commitments extends Effect.Service<Commitments>()("flexibility/Comm
       const base = {
         user_id: userId,
         suggestion_id: body.suggestion_id,
-        suggestion_type: body.suggestion_type,
-        reward_points_estimated: body.reward_points_estimated,
+        suggestion_type: body.suggestion_type ?? Domain.defaultSuggestionType,
+        reward_points_estimated: body.reward_points_estimated ?? 0,
         ...window
       }
       if (!isUser(caller)) {

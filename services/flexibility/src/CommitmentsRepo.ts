@@ -69,6 +69,16 @@ const columns = [
 ].join(", ")
 
 /**
+ * The create path's statement, written once: its text never changes, so building it from a
+ * template with `sql.insert` (a copy of the row, its columns quoted and placeholders numbered)
+ * on every request was work for nothing. Placeholders are PostgreSQL's, which PGlite shares.
+ */
+const insertStatement = `INSERT INTO flexibility_commitments
+  (user_id, suggestion_id, suggestion_type, community_id, device_id, period_start, period_end, status, reward_points_estimated)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+  ON CONFLICT DO NOTHING RETURNING ${columns}`
+
+/**
  * Span options of the statements: no call-site stack trace (`withSpan` otherwise builds an
  * `Error` per call for it, on every request; the span's name says which statement it was).
  */
@@ -82,7 +92,17 @@ export class CommitmentsRepo extends Effect.Service<CommitmentsRepo>()("flexibil
 
     /** The new row, or `None` when the user already answered this suggestion. */
     const insert = (row: NewCommitment) =>
-      sql<Commitment>`INSERT INTO flexibility_commitments ${sql.insert({ ...row })} ON CONFLICT DO NOTHING RETURNING ${all}`.pipe(
+      sql.unsafe<Commitment>(insertStatement, [
+        row.user_id,
+        row.suggestion_id,
+        row.suggestion_type,
+        row.community_id,
+        row.device_id,
+        row.period_start,
+        row.period_end,
+        row.status,
+        row.reward_points_estimated
+      ]).pipe(
         Effect.map(first),
         Effect.withSpan("CommitmentsRepo.insert", noStack)
       )

@@ -15,6 +15,7 @@ import { type PipelineRuns } from "@rec/mqtt"
 import { Engines, PolicyEngine } from "@rec/policy"
 import { RateLimit, ServiceKit, Upstream } from "@rec/platform"
 import * as Chunk from "effect/Chunk"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -50,17 +51,19 @@ import { Suggestions } from "./Suggestions.js"
 // ---------------------------------------------------------------------------------------------
 // Handlers
 
-/** The authenticated caller and the token they came with (forwarded to the digital twin). */
+/**
+ * The authenticated caller and the token they came with (forwarded to the digital twin), read
+ * from the request's context in one step (every request of every route asks for it).
+ */
 const callerOf = (jwtHeaderName: string): Effect.Effect<Caller, never, Authentication.CurrentSubject | HttpServerRequest.HttpServerRequest> =>
-  Effect.gen(function*() {
-    const subject = yield* Authentication.CurrentSubject
-    const request = yield* HttpServerRequest.HttpServerRequest
+  Effect.contextWith((context: Context.Context<Authentication.CurrentSubject | HttpServerRequest.HttpServerRequest>) => {
+    const request = Context.get(context, HttpServerRequest.HttpServerRequest)
     // The middleware read the same header a moment ago and accepted it.
     const token = Either.match(Authentication.extractToken(request.headers, jwtHeaderName), {
       onLeft: () => "",
       onRight: Option.getOrElse(() => "")
     })
-    return { subject, token: Redacted.make(token) }
+    return { subject: Context.get(context, Authentication.CurrentSubject), token: Redacted.make(token) }
   })
 
 /** An upstream's failure as the platform's error body. */

@@ -3,6 +3,8 @@
  * keeps its last event; a withdrawn one is dropped or withdrawn after its batch), settled nudges
  * in one call, and a batch the nudging service does not take sent again one event at a time;
  * what comes while a batch is on the way waits for the next linger and goes with the others.
+ * `Batches` itself: full batches back to back, keys replaced and moved last, withdrawals that
+ * drop a waiting item or wait for the batch on the way, and what waits sent at shutdown.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Upstream } from "@rec/platform"
@@ -11,6 +13,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Background } from "../src/Background.js"
+import * as Batches from "../src/Batches.js"
 import type { Commitment } from "../src/Domain.js"
 import { type NudgeEvent, Nudges, type ScheduledNudge } from "../src/Nudges.js"
 import { ScheduledReminders } from "../src/ScheduledReminders.js"
@@ -153,5 +156,80 @@ describe("batches of what follows commitments", () => {
       yield* idle
       expect(calls.log.slice(1).sort()).toEqual(["send p", "send q"])
     }).pipe(Effect.provide(setup(calls)))
+  })
+})
+
+interface Item {
+  readonly key: string
+  readonly value: number
+}
+
+/** A `send` that logs each batch when it is done, after `callTime`. */
+const recorder = (log: Array<string>, callTime = Duration.zero) => (batch: ReadonlyArray<Item>) =>
+  Effect.sleep(callTime).pipe(Effect.zipRight(Effect.sync(() => void log.push(`sent ${batch.map((i) => `${i.key}=${i.value}`).join(",")}`))))
+
+const keyed = (log: Array<string>, options: { readonly size?: number; readonly callTime?: Duration.Duration } = {}) =>
+  Batches.makeKeyed<Item>({
+    task: "test",
+    size: options.size ?? 10,
+    linger: Duration.millis(50),
+    send: recorder(log, options.callTime),
+    key: (item) => item.key
+  })
+
+describe("Batches", () => {
+  it.live("unkeyed: every item offered goes, in order, full batches back to back", () => {
+    const log: Array<string> = []
+    return Effect.gen(function*() {
+      const batches = yield* Batches.make<Item>({ task: "test", size: 2, linger: Duration.millis(50), send: recorder(log) })
+      yield* batches.offer([{ key: "a", value: 1 }, { key: "a", value: 2 }, { key: "b", value: 1 }, { key: "c", value: 1 }, { key: "d", value: 1 }])
+      yield* idle
+      expect(log).toEqual(["sent a=1,a=2", "sent b=1,c=1", "sent d=1"])
+    }).pipe(Effect.scoped, Effect.provide(Background.Default))
+  })
+
+  it.live("keyed: a key offered again keeps its last item and goes last; the rest of a full batch waits for the next linger", () => {
+    const log: Array<string> = []
+    return Effect.gen(function*() {
+      const batches = yield* keyed(log, { size: 2 })
+      yield* batches.offer([{ key: "a", value: 1 }, { key: "b", value: 1 }, { key: "c", value: 1 }])
+      yield* batches.offer([{ key: "a", value: 2 }])
+      yield* idle
+      expect(log).toEqual(["sent b=1,c=1", "sent a=2"])
+    }).pipe(Effect.scoped, Effect.provide(Background.Default))
+  })
+
+  it.live("keyed: a withdrawn item that waits is dropped", () => {
+    const log: Array<string> = []
+    return Effect.gen(function*() {
+      const batches = yield* keyed(log)
+      yield* batches.offer([{ key: "a", value: 1 }, { key: "b", value: 1 }])
+      yield* batches.withdraw("a")
+      yield* batches.withdraw("unknown")
+      yield* idle
+      expect(log).toEqual(["sent b=1"])
+    }).pipe(Effect.scoped, Effect.provide(Background.Default))
+  })
+
+  it.live("keyed: withdrawing an item whose batch is on the way completes once that batch was sent", () => {
+    const log: Array<string> = []
+    return Effect.gen(function*() {
+      const batches = yield* keyed(log, { callTime: Duration.millis(300) })
+      yield* batches.offer([{ key: "a", value: 1 }])
+      yield* Effect.sleep("150 millis") // past the linger: a's batch is on the way
+      yield* batches.withdraw("a")
+      log.push("withdrawn a")
+      yield* batches.withdraw("b") // in no batch: at once
+      log.push("withdrawn b")
+      expect(log).toEqual(["sent a=1", "withdrawn a", "withdrawn b"])
+    }).pipe(Effect.scoped, Effect.provide(Background.Default))
+  })
+
+  it.live("keyed: what still waits at shutdown is sent", () => {
+    const log: Array<string> = []
+    return Effect.gen(function*() {
+      const batches = yield* keyed(log)
+      yield* batches.offer([{ key: "late", value: 1 }])
+    }).pipe(Effect.scoped, Effect.provide(Background.Default), Effect.andThen(() => expect(log).toEqual(["sent late=1"])))
   })
 })

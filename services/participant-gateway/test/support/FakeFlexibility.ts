@@ -138,10 +138,10 @@ export class FlexibilityState {
     }
     return Either.right(this.add(user, {
       suggestion_id: request.suggestion_id,
-      suggestion_type: request.suggestion_type,
+      suggestion_type: request.suggestion_type ?? "shift-consumption",
       period_start: DateTime.formatIso(request.period_start),
       period_end: DateTime.formatIso(request.period_end),
-      reward_points_estimated: request.reward_points_estimated
+      reward_points_estimated: request.reward_points_estimated ?? 0
     }))
   }
 
