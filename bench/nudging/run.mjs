@@ -13,7 +13,8 @@
 // Per backend, in a child process (bench/nudging/service.mjs) running the service with its pool:
 // baseline (INSERT alone), ingest in process (Ingest.ingest: rule lookup, facts, condition,
 // rendering, the orchestrator's transaction with its advisory lock, preferences, daily cap,
-// notification and delivery rows; the push is sent in the background), baseline again; then
+// notification and delivery rows; the push is sent in the background), baseline again (once those
+// pushes were sent); then
 // POST /ingest-event over HTTP with autocannon from this process (token verification,
 // authorization, JSON), then the outbox drained. Goal: ingest in process costs at most 4x the
 // baseline INSERT (mean latency at the same concurrency).
@@ -226,6 +227,9 @@ for (const [name, r] of Object.entries(results.backends)) {
   console.log(`CPU of the measuring process per operation (ms): baseline ${r.baseline.cpu_ms_per_op} / ${r.baseline_again.cpu_ms_per_op}, ` +
     `ingest without push ${r.ingest_without_deliveries.cpu_ms_per_op}, with web push ${r.ingest_in_process.cpu_ms_per_op} ` +
     `(then ${r.backlog_cpu_ms} ms in all to send the pushes left after the runs)`)
+  console.log(`  of which the main thread (the event loop of the ingests): baseline ${r.baseline.main_thread_cpu_ms_per_op} / ` +
+    `${r.baseline_again.main_thread_cpu_ms_per_op}, ingest without push ${r.ingest_without_deliveries.main_thread_cpu_ms_per_op}, ` +
+    `with web push ${r.ingest_in_process.main_thread_cpu_ms_per_op}`)
   console.log(`deliveries ${JSON.stringify(r.deliveries)}; the in-process runs' pushes were all sent ${r.backlog_after_in_process_ms} ms after them; ` +
     `after the HTTP run, ${r.drain_ms} ms (pending then: ${r.pending_after_drain}); ` +
     `pushes received by the local push service for the HTTP run: ${r.pushes_received_during_http}`)

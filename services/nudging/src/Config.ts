@@ -103,6 +103,11 @@ export interface Settings {
   }
   readonly pushTtlSeconds: number
   readonly pushTimeout: Duration.Duration
+  /**
+   * Worker threads that encrypt and send web pushes (`NUDGING_PUSH_WORKERS`), off the event loop
+   * the ingests run on; 0: in the service's own thread.
+   */
+  readonly pushWorkers: number
   /** Origins push subscriptions may point at (`WEBPUSH_ALLOWED_ENDPOINTS`). */
   readonly pushEndpoints: ReadonlyArray<string>
   readonly clickSecret: Option.Option<Redacted.Redacted>
@@ -198,6 +203,7 @@ export const settings: Config.Config<Settings> = Config.all({
   })),
   pushTtlSeconds: integerBetween("WEBPUSH_TTL_SECONDS", 86_400, 1, 2_419_200),
   pushTimeout: positiveSeconds("WEBPUSH_TIMEOUT_SECONDS", 10),
+  pushWorkers: integerBetween("NUDGING_PUSH_WORKERS", 1, 0, 16),
   pushEndpoints: Config.withDefault(
     Config.map(Config.string("WEBPUSH_ALLOWED_ENDPOINTS"), (s) => s.split(",").map((x) => x.trim()).filter((x) => x !== "")),
     defaultPushEndpoints

@@ -4,14 +4,13 @@
  * around another policy engine, token verifier, database or settings (tests, the launcher).
  */
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import type * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Authentication, TokenVerifier } from "@rec/auth"
 import { Database } from "@rec/db"
 import { Engines, type PolicyEngine } from "@rec/policy"
-import { HttpErrors, OutboundHttp, RateLimit, ServiceKit, Unavailability } from "@rec/platform"
+import { HttpErrors, RateLimit, ServiceKit, Unavailability } from "@rec/platform"
 import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -285,8 +284,6 @@ export interface MakeOptions {
   readonly database?: Layer.Layer<SqlClient.SqlClient | Database.Database, unknown> | undefined
   /** Default: from the environment. */
   readonly settings?: Layer.Layer<Settings, unknown> | undefined
-  /** Outbound HTTP (push services). Default: the kit's `OutboundHttp.layer`. */
-  readonly httpClient?: Layer.Layer<HttpClient.HttpClient> | undefined
   /**
    * The clock of the service's logic (windows, daily caps, schedules, retries): tests set it to
    * the boundaries they test. Token verification keeps the real clock. Default: the real clock.
@@ -301,8 +298,6 @@ const infrastructure = (options: MakeOptions) =>
   // The clock is set for the construction of the services only (they keep it), not for the
   // server's requests: `Layer.setClock` would reach the token verifier too.
   (options.clock === undefined ? services : services.pipe(Layer.locallyEffect(Effect.withClock(options.clock)))).pipe(
-    // Not merged: the test server's own client (aimed at itself) must stay the tests' client.
-    Layer.provide(options.httpClient ?? OutboundHttp.layer),
     Layer.provideMerge(Layer.mergeAll(
       options.database ?? databaseLayer,
       options.settings ?? Settings.layer,

@@ -239,7 +239,11 @@ export class Ingest extends Effect.Service<Ingest>()("nudging/Ingest", {
           deliveryIds.push(...result.outcome.delivery_ids)
         }
         return { report: report(outcomes, issues), deliveryIds }
-      }).pipe(Effect.withSpan("Ingest.evaluate", { attributes: { "nudging.event_type": input.event_type } }))
+      }).pipe(Effect.withSpan("Ingest.evaluate", {
+        attributes: { "nudging.event_type": input.event_type },
+        // The call site is always this line: no stack captured per ingest.
+        captureStackTrace: false
+      }))
 
     const evaluateRule = (
       compiled: CompiledRule,

@@ -171,7 +171,7 @@ export class NotificationsRepo extends Effect.Service<NotificationsRepo>()("nudg
           }
           return row.duplicateOf === null ? undefined : { _tag: "Deduplicated", duplicateOf: row.duplicateOf }
         }
-      ).pipe(Effect.withSpan("NotificationsRepo.admit"))
+      ).pipe(Effect.withSpan("NotificationsRepo.admit", { captureStackTrace: false }))
 
     const deliveriesOf = (ids: ReadonlyArray<string>) =>
       ids.length === 0

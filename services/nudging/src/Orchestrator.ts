@@ -161,7 +161,11 @@ export class Orchestrator extends Effect.Service<Orchestrator>()("nudging/Orches
           case "Deduplicated":
             return { _tag: "Deduplicated", notificationId: id, duplicateOf: result.duplicateOf, bucket: statement.windowBucket } satisfies Admitted
         }
-      }).pipe(Effect.withSpan("Orchestrator.admit", { attributes: { "nudging.rule": input.rule.rule.id } }))
+      }).pipe(Effect.withSpan("Orchestrator.admit", {
+        attributes: { "nudging.rule": input.rule.rule.id },
+        // The call site is always this line: no stack captured per rule that fired.
+        captureStackTrace: false
+      }))
 
     return { admit }
   })

@@ -13,10 +13,30 @@ import type { DedupWindow } from "./Domain.js"
 
 const pad = (n: number, width = 2) => String(n).padStart(width, "0")
 
+interface Parts {
+  readonly year: number
+  readonly month: number
+  readonly day: number
+  readonly hours: number
+}
+
+/**
+ * The last minute asked about, per zone: every ingest reads the local day (the cap's) and often
+ * a window bucket, and formatting an instant in a zone (`Intl`) is a noticeable part of an
+ * ingest's CPU. Within one minute the answer cannot change: since 1972 every zone's offsets, and
+ * so its transitions in UTC, are whole minutes (only older local mean times had seconds).
+ */
+const lastMinute = new WeakMap<DateTime.TimeZone, { readonly minute: number; readonly parts: Parts }>()
+
 /** Year, month (1-12), day, hour of an instant in a zone. */
-const partsOf = (millis: number, zone: DateTime.TimeZone) => {
-  const parts = DateTime.toParts(DateTime.unsafeMakeZoned(millis, { timeZone: zone }))
-  return { year: parts.year, month: parts.month, day: parts.day, hours: parts.hours }
+const partsOf = (millis: number, zone: DateTime.TimeZone): Parts => {
+  const minute = Math.floor(millis / 60_000)
+  const cached = lastMinute.get(zone)
+  if (cached !== undefined && cached.minute === minute) return cached.parts
+  const all = DateTime.toParts(DateTime.unsafeMakeZoned(millis, { timeZone: zone }))
+  const parts = { year: all.year, month: all.month, day: all.day, hours: all.hours }
+  lastMinute.set(zone, { minute, parts })
+  return parts
 }
 
 /** ISO 8601 week-numbering year and week of a calendar date. */
