@@ -8,6 +8,9 @@ import { expect, layer } from "@effect/vitest"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type { DevIdp } from "@rec/dev-idp"
 import * as Effect from "effect/Effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import type { Commitment } from "../src/Domain.js"
 import { call, community, giulia, giuliaMeter, hourMs, iso, serviceLayer, token, userToken } from "./support/Harness.js"
 
@@ -117,5 +120,35 @@ layer(serviceLayer(), { excludeTestServices: true, timeout: "90 seconds" })("aut
           if (expected === 403) expect((reply.body as { detail: string }).detail).toMatch(/^Not allowed: /)
         }
       }
+    }))
+})
+
+const noPolicies = fs.mkdtempSync(path.join(os.tmpdir(), "flexibility-no-policies-"))
+
+layer(serviceLayer({ policies: noPolicies }), { excludeTestServices: true, timeout: "90 seconds" })("fail closed", (it) => {
+  it.effect("without policies nothing is allowed: 503 (not 200 or 403) for users and services, and readiness says so", () =>
+    Effect.gen(function*() {
+      const t = yield* tokens
+      const attempts: ReadonlyArray<readonly [Who, Parameters<typeof call>[0], string, unknown?]> = [
+        ["owner", "GET", "/api/suggestions"],
+        ["owner", "GET", "/api/commitments"],
+        ["admin", "GET", "/api/commitments"],
+        ["admin", "POST", "/api/commitments", {
+          user_id: giulia,
+          suggestion_id: "no-policies",
+          community_id: community,
+          device_id: giuliaMeter,
+          period_start: iso(Date.now() + hourMs),
+          period_end: iso(Date.now() + 2 * hourMs)
+        }]
+      ]
+      for (const [who, method, url, json] of attempts) {
+        const reply = yield* call(method, url, { token: t[who], ...(json === undefined ? {} : { json }) })
+        expect(reply.status, `${who} ${method} ${url}`).toBe(503)
+        expect((reply.body as { detail: string }).detail).toBe("Authorization policies are not available; try again shortly")
+      }
+      const ready = yield* call("GET", "/ready")
+      expect(ready.status).toBe(503)
+      expect(ready.body).toMatchObject({ status: "not_ready", checks: { policies: "failed" } })
     }))
 })

@@ -158,6 +158,8 @@ export interface ServiceOptions<R = never> {
   readonly verifierFromEnv?: boolean | undefined
   /** Least level of the logs printed (default Warning). */
   readonly logLevel?: LogLevel.Literal | undefined
+  /** The policy directory (default: the repository's `policies/`). */
+  readonly policies?: string | undefined
 }
 
 export const pglite = Testing.layerPglite({ service: "flexibility", migrations, transformNames: false })
@@ -183,7 +185,7 @@ export const serviceLayer = <R = never>(options: ServiceOptions<R> = {}) => {
       const env = { ...(options.verifierFromEnv ? { PLATFORM_OIDC_BASE_URL: idp.issuer } : {}), ...options.env }
       return Http.makeTest({
         verifier: options.verifierFromEnv ? undefined : verifierFor(idp.issuer),
-        engine: Engines.embeddedWith({ directory: repoPolicies, watch: false }),
+        engine: Engines.embeddedWith({ directory: options.policies ?? repoPolicies, watch: false }),
         database: options.database ?? pglite,
         digitalTwin: Option.isSome(dt) ? Layer.succeed(DigitalTwinClient, dt.value) : undefined,
         nudges,
