@@ -207,11 +207,13 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("nudging/Dispatcher
     // At shutdown (finalizers run last registered first, so before the batches' fibers are
     // interrupted) the batches in flight may finish, for at most the push timeout: their pushes,
     // in a worker thread or not, get their results recorded instead of waiting out their lease.
+    // Finalizers are uninterruptible: the wait is made interruptible for the timeout to end it.
     yield* Effect.addFinalizer(() =>
-      Effect.gen(function*() {
-        while ((yield* FiberSet.size(fibers)) > 0) yield* Effect.sleep("10 millis")
-        // Finalizers are uninterruptible: the wait must be made interruptible for the timeout to end it.
-      }).pipe(Effect.interruptible, Effect.timeoutOption(Duration.sum(settings.pushTimeout, Duration.seconds(1))), Effect.asVoid)
+      FiberSet.awaitEmpty(fibers).pipe(
+        Effect.interruptible,
+        Effect.timeoutOption(Duration.sum(settings.pushTimeout, Duration.seconds(1))),
+        Effect.asVoid
+      )
     )
 
     return {
