@@ -47,7 +47,8 @@ const sender = Layer.unwrapEffect(Effect.map(DevIdp, (idp) =>
   AlertNudges.layer.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([
     ["NUDGING_API_URL", url],
     ["NUDGING_SCOPE", "nudging.ingest"],
-    ["NUDGING_TIMEOUT", "500 millis"],
+    // Long enough for a loaded machine (the first send also fetches the token); the silent case waits it out.
+    ["NUDGING_TIMEOUT", "2 seconds"],
     ["PLATFORM_OIDC_BASE_URL", idp.issuer],
     ["PLATFORM_OIDC_CLIENT_ID", "svc-grid"],
     ["PLATFORM_OIDC_CLIENT_SECRET", "dev-only-secret-svc-grid"]
@@ -98,6 +99,6 @@ layer(sender.pipe(Layer.provideMerge(DevIdp.layerTest)), { excludeTestServices: 
       answer = { status: 500, body: { detail: "boom" } }
       expect(yield* failure(nudges.send(nudge))).toEqual({ status: 502, detail: "Nudging service failed ingest_event (status 500): boom" })
       answer = "silent"
-      expect(yield* failure(nudges.send(nudge))).toEqual({ status: 504, detail: "Nudging service did not answer ingest_event within 500ms" })
+      expect(yield* failure(nudges.send(nudge))).toEqual({ status: 504, detail: "Nudging service did not answer ingest_event within 2s" })
     }))
 })
