@@ -166,8 +166,22 @@ export const foldBytes = <Item, Page, B>(
     if (found < 0) break
     const cut = found + 1 // the comma
     let batch: unknown
+    // `[<batch>]` without copying the batch's text twice (a `[` + text + `]` concatenation is
+    // flattened into a second string by `JSON.parse`): the byte before the batch (the array's
+    // `[` or the previous cut's `,`) and the cut's `,` are `[` and `]` while the batch is decoded,
+    // then restored, in the same synchronous step.
+    const before = buffer[batchStart - 1]!
+    buffer[batchStart - 1] = OPEN_ARRAY
+    buffer[cut] = CLOSE_ARRAY
+    let text: string
     try {
-      batch = JSON.parse(`[${buffer.toString("utf8", batchStart, cut)}]`)
+      text = buffer.toString("utf8", batchStart - 1, cut + 1)
+    } finally {
+      buffer[batchStart - 1] = before
+      buffer[cut] = COMMA
+    }
+    try {
+      batch = JSON.parse(text)
     } catch {
       return undefined
     }

@@ -50,6 +50,37 @@ describe("CompiledCheck", () => {
     expect(Either.getOrThrow(checked(page([{ ...row, extra: 1 }]))).items[0]).not.toHaveProperty("extra")
   })
 
+  it("generated struct checks: any property name, optional and nested properties, as decoding decides", () => {
+    const Odd = Schema.Struct({
+      "a \"quoted\" \\ name": Schema.String,
+      "line\nbreak": Schema.optional(Schema.Number),
+      "": Schema.Boolean,
+      constructor: Schema.NullOr(Schema.Int),
+      nested: Schema.optional(Schema.Struct({ x: Schema.Literal("x"), y: Schema.Array(Schema.Number) }))
+    })
+    const ok = { "a \"quoted\" \\ name": "s", "": true, constructor: null }
+    expect(compile(Odd.ast)).toBeDefined()
+    expectSameAsDecoding(Schema.decodeUnknownEither(withCompiledCheck(Odd)), Schema.decodeUnknownEither(Odd), [
+      ok,
+      { ...ok, "line\nbreak": 2, nested: { x: "x", y: [1, 2] } },
+      { ...ok, "line\nbreak": undefined },
+      { ...ok, "line\nbreak": "2" },
+      { ...ok, constructor: 1.5 },
+      { ...ok, nested: { x: "y", y: [] } },
+      { ...ok, nested: { x: "x", y: [1], z: 0 } },
+      { ...ok, extra: 1 },
+      { "": true, constructor: null },
+      Object.assign(Object.create({ inherited: 1 }), ok),
+      [],
+      null,
+      "text"
+    ])
+    const check = compile(Odd.ast)!
+    expect(check(ok)).toBe(true)
+    expect(check({ ...ok, extra: 1 })).toBe(false)
+    expect(check({ "": true, constructor: null })).toBe(false)
+  })
+
   it("compiles string-keyed records (a risk's metrics) with the same result as decoding", () => {
     expect(compile(Grid.RisksResult.ast)).toBeDefined()
     const checked = Schema.decodeUnknownEither(withCompiledCheck(Grid.RisksResult))

@@ -106,6 +106,16 @@ describe("ItemsFold", () => {
     expectSame(accents)
   })
 
+  it("leaves the answer's bytes as they were (each batch is bracketed in place while it is decoded)", () => {
+    for (const text of [month, JSON.stringify(page(rows(2_000).map((r, i) => ({ ...r, device_id: i % 97 === 0 ? "a},{" : "m" }))))]) {
+      const input = bytes(text)
+      const copy = Uint8Array.from(input)
+      expectSame(text)
+      foldBytes(input, check(Energy.MeterReading), check(Energy.MetersDataResult), sums)
+      expect(Buffer.compare(input, copy)).toBe(0)
+    }
+  })
+
   it("is not fooled by a `},{` inside a string", () => {
     const tricky = JSON.stringify(page(rows(2_000).map((r, i) => ({ ...r, device_id: i % 97 === 0 ? "a},{\"b\":1}" : "m" }))))
     expectSame(tricky)

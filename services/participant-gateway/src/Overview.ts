@@ -5,7 +5,7 @@
  *
  * 1. the participant profile gives the community (no membership: 404), and at the same time the
  *    assets give the meter: the first asset with a `sensor_id` (as the original gateway chose it);
- * 2. the meter's 15-minute readings (`meters_data`) over the month are summed into production and
+ * 2. as soon as the assets answer (the profile may still be on its way), the meter's 15-minute readings (`meters_data`) over the month are summed into production and
  *    consumption, and its share of the community's shared energy
  *    (`rec_virtual_consumption_per_device_15m`, `virtual_consumption_kwh`) into `shared_kwh`;
  * 3. `incentive_eur` = `shared_kwh` x the community's tariff (`INCENTIVE_TARIFFS`, else
@@ -25,7 +25,7 @@ import { ExpiringLru, HttpErrors, type Upstream } from "@rec/platform"
 import * as DateTime from "effect/DateTime"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import type { Caller } from "./Access.js"
 import { TwinClient } from "./Clients.js"
@@ -59,6 +59,30 @@ export class Overview extends Effect.Service<Overview>()("participant-gateway/Ov
     const ttl = Duration.toMillis(settings.cacheTtl)
     const cache = ttl > 0 && settings.cacheSize > 0 ? new ExpiringLru.ExpiringLru<Cached>(settings.cacheSize) : undefined
 
+    /** The meter (the first asset with a `sensor_id`) and its totals over `[start, to)`. */
+    const totalsOf = (caller: Caller, start: DateTime.Utc, to: DateTime.Utc) =>
+      Effect.gen(function*() {
+        const assets = yield* twin.assets(caller.token, caller.subject.id)
+        const deviceId = assets.items.find((asset) => asset.sensor_id !== null)?.sensor_id ?? null
+        // A month that began this very millisecond has no interval to ask about yet.
+        if (deviceId === null || !DateTime.greaterThan(to, start)) {
+          return { deviceId, production: 0, consumption: 0, shared: 0 }
+        }
+        const payload = { device_id: deviceId, start, end: to }
+        // Totals, not rows: the digital twin's client sums each answer while checking it, so a
+        // month's thousands of rows never outlive their decoding (docs/performance.md).
+        const [readings, virtual] = yield* Effect.all([
+          twin.meterTotals(caller.token, caller.subject.id, payload),
+          twin.sharedTotals(caller.token, caller.subject.id, payload)
+        ], { concurrency: 2 })
+        return {
+          deviceId,
+          production: readings.production_kwh,
+          consumption: readings.consumption_kwh,
+          shared: virtual.virtual_consumption_kwh
+        }
+      })
+
     const get = Effect.fn("Overview.get")(function*(caller: Caller, requested: Option.Option<string>) {
       const now = yield* DateTime.now
       const period = Option.getOrElse(requested, () => Period.current(now, settings.timeZone))
@@ -71,37 +95,22 @@ export class Overview extends Effect.Service<Overview>()("participant-gateway/Ov
       const cached = cache?.get(key)
       if (cached !== undefined) return cached.overview
 
-      const [community, assets] = yield* Effect.all(
-        [membership.communityOf(caller), Effect.either(twin.assets(caller.token, caller.subject.id))],
-        { concurrency: 2 }
-      )
+      // The readings depend on the meter only, not on the membership: they are asked for as soon
+      // as the assets answer, while the profile is still on its way (the profile, assets, then
+      // readings in sequence would wait for the slower of the first two). The membership still
+      // decides first: its failure, then no membership (404, the readings interrupted), then the
+      // assets' or readings' failure.
+      const readings = yield* Effect.fork(totalsOf(caller, window.start, to))
+      const community = yield* Effect.onError(membership.communityOf(caller), () => Fiber.interrupt(readings))
       if (Option.isNone(community)) {
+        yield* Fiber.interrupt(readings)
         return yield* Effect.fail(
           new HttpErrors.NotFound({
             detail: "You are not a member of an energy community, so there is no community overview for you"
           })
         )
       }
-      const meter = (yield* Either.match(assets, { onLeft: Effect.fail, onRight: Effect.succeed })).items
-        .find((asset) => asset.sensor_id !== null)
-      const deviceId = meter?.sensor_id ?? null
-
-      let production = 0
-      let consumption = 0
-      let shared = 0
-      // A month that began this very millisecond has no interval to ask about yet.
-      if (deviceId !== null && DateTime.greaterThan(to, window.start)) {
-        const payload = { device_id: deviceId, start: window.start, end: to }
-        // Totals, not rows: the digital twin's client sums each answer while checking it, so a
-        // month's thousands of rows never outlive their decoding (docs/performance.md).
-        const [readings, virtual] = yield* Effect.all([
-          twin.meterTotals(caller.token, caller.subject.id, payload),
-          twin.sharedTotals(caller.token, caller.subject.id, payload)
-        ], { concurrency: 2 })
-        production = readings.production_kwh
-        consumption = readings.consumption_kwh
-        shared = virtual.virtual_consumption_kwh
-      }
+      const { deviceId, production, consumption, shared } = yield* Fiber.join(readings)
 
       const tariff = tariffOf(community.value.key)
       const sharedKwh = round3(shared)

@@ -154,6 +154,18 @@ layer(gatewayLayer(() => Effect.succeed({ clients, env })), { excludeTestService
       twin.heal()
     }))
 
+  it.effect("the readings are asked for as soon as the assets answer, not after the profile", () =>
+    Effect.gen(function*() {
+      twin.delays.set("profile", 300)
+      twin.events.length = 0
+      const reply = yield* call("GET", "/api/overview?period=2025-02", { token: yield* token("participant") })
+      twin.delays.clear()
+      expect(reply.status).toBe(200)
+      expect((reply.body as Overview).production_kwh).toBe(672)
+      expect(twin.events.indexOf("start meters_data")).toBeGreaterThanOrEqual(0)
+      expect(twin.events.indexOf("start meters_data")).toBeLessThan(twin.events.indexOf("end profile"))
+    }))
+
   it.effect("a non-member gets the 404 even when the assets cannot be read", () =>
     Effect.gen(function*() {
       twin.fail("assets", 500)

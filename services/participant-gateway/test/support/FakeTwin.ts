@@ -27,6 +27,10 @@ export class TwinState {
   reading: (start: number) => Reading = () => ({ production: 0.25, consumption: 0.5, shared: 0.1 })
   readonly calls: Array<{ readonly operation: Operation; readonly sub: string; readonly payload?: unknown }> = []
   private readonly failures = new Map<Operation, number>()
+  /** Milliseconds an operation takes before it answers (none: at once). */
+  readonly delays = new Map<Operation, number>()
+  /** `start <operation>` and `end <operation>`, in the order they happened. */
+  readonly events: Array<string> = []
 
   fail(operation: Operation, status: number): void {
     this.failures.set(operation, status)
@@ -66,9 +70,14 @@ export class TwinState {
         return Effect.fail(Clients.fromTwinError(new DigitalTwinError({ operation, status, message: `The digital twin answered ${status}` })))
       }
       const value = answer()
-      return value === undefined
+      const result = value === undefined
         ? Effect.fail(Clients.fromTwinError(new DigitalTwinError({ operation, status: 404, message: "The digital twin answered NotFound" })))
         : Effect.succeed(value)
+      const delay = this.delays.get(operation)
+      this.events.push(`start ${operation}`)
+      return (delay === undefined ? result : Effect.delay(result, delay)).pipe(
+        Effect.ensuring(Effect.sync(() => this.events.push(`end ${operation}`)))
+      )
     })
   }
 
