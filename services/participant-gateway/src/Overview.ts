@@ -5,9 +5,10 @@
  *
  * 1. the participant profile gives the community (no membership: 404), and at the same time the
  *    assets give the meter: the first asset with a `sensor_id` (as the original gateway chose it);
- * 2. as soon as the assets answer (the profile may still be on its way), the meter's 15-minute readings (`meters_data`) over the month are summed into production and
- *    consumption, and its share of the community's shared energy
- *    (`rec_virtual_consumption_per_device_15m`, `virtual_consumption_kwh`) into `shared_kwh`;
+ * 2. as soon as the assets answer (the profile may still be on its way), the meter's 15-minute
+ *    readings (`meters_data`) over the month are summed into production and consumption, and
+ *    its share of the community's shared energy (`rec_virtual_consumption_per_device_15m`,
+ *    `virtual_consumption_kwh`) into `shared_kwh`;
  * 3. `incentive_eur` = `shared_kwh` x the community's tariff (`INCENTIVE_TARIFFS`, else
  *    `INCENTIVE_TARIFF_EUR_PER_KWH`, default 0.11 EUR/kWh), to the cent.
  *
