@@ -2,7 +2,7 @@
  * The create endpoint's fast route (`FastRoutes` of the service kit): `POST /api/commitments`,
  * the common request, answered without the router and `HttpApiBuilder`, whose per-request
  * plumbing (middleware chain, context merges, payload decoding through the endpoint's wrappers)
- * was a fifth of a create's CPU (docs/performance.md, "Flexibility service").
+ * cost about a seventh of a create's CPU (docs/performance.md, "Flexibility service").
  *
  * Answered here when, and only when, the contract's handler (`Http.CommitmentsLive`) would run
  * the same call:
