@@ -18,7 +18,9 @@
  *   and must not have done anything visible before declining.
  *
  * Fast routes see what the handler sees except a `Scope` and route middleware; they run
- * uninterruptibly, so they must not wait on I/O. With tracing on they are skipped (every request
+ * uninterruptibly (a client going away does not stop them), so they must not wait on I/O unless
+ * the endpoint's handler is declared `uninterruptible` too (the flexibility service's create:
+ * the same work either way, answered or not). With tracing on they are skipped (every request
  * gets its server span through the generic path). The endpoint's declaration is untouched: the
  * OpenAPI document, typed clients and the contract's handler are the same with or without them.
  */

@@ -29,8 +29,8 @@ export class Access extends Effect.Service<Access>()("flexibility/Access", {
   effect: Effect.gen(function*() {
     const engine = yield* PolicyEngine
 
-    /** Whether `subject` may; fails only when no decision can be had. (Every request asks: no call-site stack trace for its span.) */
-    const allowed = Effect.fn("Access.allowed", { captureStackTrace: false })(function*(subject: Subject.Subject, question: Question) {
+    /** Whether `subject` may; fails only when no decision can be had. (Every request asks: its span without a call-site stack trace, and without the `Error` `Effect.fn` makes per call for one.) */
+    const allowed = Effect.fnUntraced(function*(subject: Subject.Subject, question: Question) {
       const requestId = yield* RequestContext.requestId
       const input = PolicyInput.make({
         subject: PolicyInput.subjectOf(subject),
@@ -60,7 +60,7 @@ export class Access extends Effect.Service<Access>()("flexibility/Access", {
       )
       yield* Effect.annotateCurrentSpan({ "policy.allowed": decision.allowed, "policy.reason": decision.reason })
       return decision
-    })
+    }, (effect) => Effect.withSpan(effect, "Access.allowed", { captureStackTrace: false }))
 
     /** Succeeds when allowed; a denial is a 403 with the policy's reason. */
     const require = (subject: Subject.Subject, question: Question): Effect.Effect<void, AccessError> =>

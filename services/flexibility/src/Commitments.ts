@@ -70,9 +70,16 @@ const notCommitted = (c: Domain.Commitment, move: string) =>
 /**
  * The handlers' spans keep their names but not a stack trace of the call site: `Effect.fn`
  * otherwise prepares one for every request, a measurable part of a create's CPU
- * (docs/performance.md, "Flexibility service").
+ * (docs/performance.md, "Flexibility service"); with that option it still creates an `Error`
+ * per call (see `traced`).
  */
 const noStack = { captureStackTrace: false } as const
+
+/**
+ * The span of a handler: `Effect.fnUntraced` with `Effect.withSpan`, which is what `Effect.fn`
+ * does less the `Error` it creates on every call for a stack trace the span then does not use.
+ */
+const traced = (name: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.withSpan(effect, name, noStack)
 
 export class Commitments extends Effect.Service<Commitments>()("flexibility/Commitments", {
   effect: Effect.gen(function*() {
@@ -118,7 +125,7 @@ export class Commitments extends Effect.Service<Commitments>()("flexibility/Comm
     const commit = (row: Omit<NewCommitment, "status">) =>
       Effect.tap(insert({ ...row, status: "committed" }), notices.committed)
 
-    const create = Effect.fn("Commitments.create", noStack)(function*(caller: Caller, body: Domain.CreateCommitment) {
+    const create = Effect.fnUntraced(function*(caller: Caller, body: Domain.CreateCommitment) {
       const userId = body.user_id ?? (isUser(caller) ? caller.subject.id : undefined)
       if (userId === undefined) {
         return yield* Effect.fail(
@@ -147,20 +154,20 @@ export class Commitments extends Effect.Service<Commitments>()("flexibility/Comm
       const participant = yield* participants.participant(userId, caller.token)
       const { communityId, device } = yield* settleable(participant, body.device_id ?? undefined, body.community_id ?? undefined)
       return yield* commit({ ...base, community_id: communityId, device_id: device })
-    })
+    }, traced("Commitments.create"))
 
-    const list = Effect.fn("Commitments.list", noStack)(function*(caller: Caller, params: Domain.ListParams) {
+    const list = Effect.fnUntraced(function*(caller: Caller, params: Domain.ListParams) {
       const userId = params.user_id ?? (isUser(caller) ? caller.subject.id : undefined)
       yield* access.require(caller.subject, { resource: "flexibility.commitment", action: "list", ownerId: userId })
       const page = yield* Effect.orDie(repo.list({ userId, status: params.status, limit: params.limit, offset: params.offset }))
       return { items: page.items, total: page.total, limit: params.limit, offset: params.offset } satisfies Domain.CommitmentPage
-    })
+    }, traced("Commitments.list"))
 
-    const get = Effect.fn("Commitments.get", noStack)(function*(caller: Caller, id: string) {
+    const get = Effect.fnUntraced(function*(caller: Caller, id: string) {
       return yield* authorized(caller, id, "read")
-    })
+    }, traced("Commitments.get"))
 
-    const cancel = Effect.fn("Commitments.cancel", noStack)(function*(caller: Caller, id: string) {
+    const cancel = Effect.fnUntraced(function*(caller: Caller, id: string) {
       const found = yield* authorized(caller, id, "cancel")
       if (found.status !== "committed") return yield* Effect.fail(notCommitted(found, "cancelled"))
       const cancelled = yield* Effect.orDie(repo.cancel(id, yield* now))
@@ -171,9 +178,9 @@ export class Commitments extends Effect.Service<Commitments>()("flexibility/Comm
       // Settled or cancelled in between.
       const current = yield* Effect.orDie(repo.get(id))
       return yield* Effect.fail(Option.match(current, { onNone: () => notFound(id), onSome: (c) => notCommitted(c, "cancelled") }))
-    })
+    }, traced("Commitments.cancel"))
 
-    const settle = Effect.fn("Commitments.settle", noStack)(function*(caller: Caller, id: string, body: Domain.SettleRequest) {
+    const settle = Effect.fnUntraced(function*(caller: Caller, id: string, body: Domain.SettleRequest) {
       yield* access.require(caller.subject, { resource: "flexibility.commitment", action: "settle", commitmentId: id })
       const settled = yield* Effect.orDie(repo.settle(id, body.reward_points_actual, body.actual_kwh ?? null, yield* now))
       if (Option.isSome(settled)) {
@@ -182,19 +189,19 @@ export class Commitments extends Effect.Service<Commitments>()("flexibility/Comm
       }
       const current = yield* Effect.orDie(repo.get(id))
       return yield* Effect.fail(Option.match(current, { onNone: () => notFound(id), onSome: (c) => notCommitted(c, "settled") }))
-    })
+    }, traced("Commitments.settle"))
 
-    const pending = Effect.fn("Commitments.pending", noStack)(function*(caller: Caller, limit: number) {
+    const pending = Effect.fnUntraced(function*(caller: Caller, limit: number) {
       yield* access.require(caller.subject, { resource: "flexibility.commitment", action: "pending" })
       return yield* Effect.orDie(repo.takeOpen(yield* now, limit))
-    })
+    }, traced("Commitments.pending"))
 
     /** Authorizes, then gives the rows as a stream (the caller serializes it). */
-    const exportAll = Effect.fn("Commitments.export", noStack)(function*(caller: Caller, params: Domain.ExportParams) {
+    const exportAll = Effect.fnUntraced(function*(caller: Caller, params: Domain.ExportParams) {
       yield* access.require(caller.subject, { resource: "flexibility.commitment", action: "export" })
       const after = params.created_after === undefined ? undefined : iso(params.created_after.epochMillis)
       return repo.exportAll(after).pipe(Stream.orDie)
-    })
+    }, traced("Commitments.export"))
 
     return { create, list, get, cancel, settle, pending, exportAll, insert, commit } as const
   })

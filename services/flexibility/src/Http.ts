@@ -34,6 +34,7 @@ import { CommitmentsRepo } from "./CommitmentsRepo.js"
 import { Communities } from "./Communities.js"
 import { CommittedEvents } from "./CommittedEvents.js"
 import * as Config from "./Config.js"
+import * as Fast from "./Fast.js"
 import type { Commitment, CommitmentPage } from "./Domain.js"
 import { migrations } from "./migrations/index.js"
 import { Notices } from "./Notices.js"
@@ -167,6 +168,8 @@ export interface MakeOptions {
   readonly mqtt?: Layer.Layer<Mqtt.Mqtt, unknown> | false | undefined
   /** Default: `PIPELINE_RUNS_TOPIC` and `MQTT_SHARED_GROUP`. */
   readonly pipelineRuns?: PipelineRuns.PipelineRunsSettings | undefined
+  /** The create endpoint's fast route (`Fast`; default true): tests compare both paths. */
+  readonly fastRoutes?: boolean | undefined
 }
 
 const databaseFromEnv = Layer.unwrapEffect(
@@ -242,17 +245,20 @@ const serveOptions = (port: number) => ({
 
 const handlers = Layer.mergeAll(SuggestionsLive, CommitmentsLive)
 
+/** The contract's handlers and, unless turned off, the create endpoint's fast route. */
+const handlersWith = (options: MakeOptions) => options.fastRoutes === false ? handlers : Layer.merge(handlers, Fast.layer)
+
 /** The flexibility service on `HOST`:`PORT` (default 8017). */
 export const make = (options: MakeOptions = {}) =>
   ServiceKit.serve(Api, serveOptions(options.port ?? Config.defaultPort)).pipe(
-    Layer.provide(handlers),
+    Layer.provide(handlersWith(options)),
     Layer.provide(withRateLimitCounter(services(options)))
   )
 
 /** For tests: the service on a random port of 127.0.0.1, with an `HttpClient` aimed at it. */
 export const makeTest = (options: MakeOptions = {}) =>
   ServiceKit.serveTest(Api, serveOptions(0)).pipe(
-    Layer.provide(handlers),
+    Layer.provide(handlersWith(options)),
     Layer.provideMerge(withRateLimitCounter(services(options)))
   )
 
