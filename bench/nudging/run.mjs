@@ -69,6 +69,9 @@ const pushService = http.createServer((request, response) => {
     response.writeHead(201).end()
   })
 })
+// Connections the push senders opened (extra reporting: a new connection per push costs CPU on both sides).
+let pushConnections = 0
+pushService.on("connection", () => pushConnections++)
 await new Promise((resolve) => pushService.listen(0, "127.0.0.1", resolve))
 const pushOrigin = `http://127.0.0.1:${pushService.address().port}`
 
@@ -121,14 +124,17 @@ const measureBackend = async (name, databaseUrl) => {
     stdio: ["pipe", "pipe", "inherit"]
   })
   const next = lines(child)
+  const [pushesAtStart, connectionsAtStart] = [pushes, pushConnections]
   const { ready } = await next()
+  const inProcessPushes = { pushes: pushes - pushesAtStart, connections: pushConnections - connectionsAtStart }
   if (values["no-http"]) {
     child.stdin.write("done\n")
     const { results } = await next()
     await new Promise((resolve) => child.once("exit", resolve))
-    return results
+    return { ...results, push_connections_in_process: inProcessPushes }
   }
   const pushesBefore = pushes
+  const connectionsBefore = pushConnections
   console.log(`${name}: POST /ingest-event over HTTP, ${values.connections} connections, ${values.duration} s...`)
   let n = 0
   const target = {
@@ -162,7 +168,9 @@ const measureBackend = async (name, databaseUrl) => {
       p99_ms: result.latency.p99,
       statuses: { ...Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count])), errors: result.errors + result.timeouts }
     },
-    pushes_received_during_http: pushes - pushesBefore
+    pushes_received_during_http: pushes - pushesBefore,
+    push_connections_in_process: inProcessPushes,
+    push_connections_during_http: pushConnections - connectionsBefore
   }
 }
 
@@ -230,9 +238,19 @@ for (const [name, r] of Object.entries(results.backends)) {
   console.log(`  of which the main thread (the event loop of the ingests): baseline ${r.baseline.main_thread_cpu_ms_per_op} / ` +
     `${r.baseline_again.main_thread_cpu_ms_per_op}, ingest without push ${r.ingest_without_deliveries.main_thread_cpu_ms_per_op}, ` +
     `with web push ${r.ingest_in_process.main_thread_cpu_ms_per_op}`)
+  if (r.baseline.postgres_cpu_ms_per_op !== undefined) {
+    console.log(`CPU of the PostgreSQL backends (and WAL writer) per operation (ms): baseline ${r.baseline.postgres_cpu_ms_per_op} / ` +
+      `${r.baseline_again.postgres_cpu_ms_per_op}, ingest without push ${r.ingest_without_deliveries.postgres_cpu_ms_per_op}, ` +
+      `with web push ${r.ingest_in_process.postgres_cpu_ms_per_op}`)
+  }
+  console.log(`CPU of this process (the local push service) per operation (ms): ingest without push ` +
+    `${r.ingest_without_deliveries.receiver_cpu_ms_per_op}, with web push ${r.ingest_in_process.receiver_cpu_ms_per_op}`)
   console.log(`deliveries ${JSON.stringify(r.deliveries)}; the in-process runs' pushes were all sent ${r.backlog_after_in_process_ms} ms after them; ` +
     `after the HTTP run, ${r.drain_ms} ms (pending then: ${r.pending_after_drain}); ` +
     `pushes received by the local push service for the HTTP run: ${r.pushes_received_during_http}`)
+  console.log(`connections opened to the local push service: ${r.push_connections_in_process.connections} for the in-process runs' ` +
+    `${r.push_connections_in_process.pushes} pushes (warm-up included)` +
+    (r.ingest_http ? `, ${r.push_connections_during_http} for the HTTP run's ${r.pushes_received_during_http}` : ""))
 }
 fs.mkdirSync(path.join(root, "bench/results"), { recursive: true })
 fs.writeFileSync(path.join(root, "bench/results/nudging.json"), JSON.stringify(results, null, 2))

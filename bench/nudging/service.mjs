@@ -59,6 +59,45 @@ const mainThreadCpuMs = () => {
   }
 }
 
+/**
+ * CPU in ms of the other processes the runs keep busy on the same machine (Linux, else
+ * undefined): the PostgreSQL backends of this benchmark's database (and the server's WAL writer),
+ * and run.mjs, the parent process, where the local push service answers the pushes.
+ */
+const databaseName = (() => {
+  try {
+    const url = new URL(process.env.DATABASE_URL ?? "")
+    return url.protocol.startsWith("postgres") ? decodeURIComponent(url.pathname.slice(1)) : undefined
+  } catch {
+    return undefined
+  }
+})()
+const cpuOfPid = (pid) => {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerMs
+}
+const otherCpuMs = () => {
+  try {
+    let postgres = 0
+    if (databaseName !== undefined) {
+      for (const pid of fs.readdirSync("/proc")) {
+        if (!/^\d+$/.test(pid)) continue
+        try {
+          const title = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8")
+          if (!title.startsWith("postgres:")) continue
+          if (title.includes(` ${databaseName} `) || title.includes("walwriter")) postgres += cpuOfPid(pid)
+        } catch {
+          // gone meanwhile
+        }
+      }
+    }
+    return { postgres: databaseName === undefined ? undefined : postgres, receiver: cpuOfPid(process.ppid) }
+  } catch {
+    return undefined
+  }
+}
+
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
 
 /** Runs `operation(i)` `count` times, `concurrency` at a time; throughput and latency in ms. */
@@ -67,6 +106,7 @@ const measure = (operation) =>
     const latencies = []
     const cpu = process.cpuUsage()
     const mainCpu = mainThreadCpuMs()
+    const others = otherCpuMs()
     const started = performance.now()
     yield* Effect.forEach(Array.from({ length: count }, (_, i) => i), (i) =>
       Effect.suspend(() => {
@@ -76,6 +116,7 @@ const measure = (operation) =>
     const seconds = (performance.now() - started) / 1000
     const used = process.cpuUsage(cpu)
     const mainUsed = mainCpu === undefined ? undefined : mainThreadCpuMs() - mainCpu
+    const othersAfter = others === undefined ? undefined : otherCpuMs()
     latencies.sort((a, b) => a - b)
     const round = (x) => Math.round(x * 1000) / 1000
     return {
@@ -88,7 +129,12 @@ const measure = (operation) =>
       // CPU of this process (the service and the measuring loop) during the run, per operation.
       cpu_ms_per_op: round((used.user + used.system) / 1000 / count),
       // The same for the main thread alone (the event loop the ingests run on).
-      main_thread_cpu_ms_per_op: mainUsed === undefined ? undefined : round(mainUsed / count)
+      main_thread_cpu_ms_per_op: mainUsed === undefined ? undefined : round(mainUsed / count),
+      // The PostgreSQL backends of this database (and the WAL writer), and run.mjs (the push service).
+      postgres_cpu_ms_per_op: others?.postgres === undefined || othersAfter?.postgres === undefined
+        ? undefined
+        : round((othersAfter.postgres - others.postgres) / count),
+      receiver_cpu_ms_per_op: othersAfter === undefined ? undefined : round((othersAfter.receiver - others.receiver) / count)
     }
   })
 

@@ -310,9 +310,21 @@ export class Ingest extends Effect.Service<Ingest>()("nudging/Ingest", {
         }
       })
 
-    /** Evaluates the event and hands its deliveries to the dispatcher. */
+    /**
+     * Evaluates the event and hands its deliveries to the dispatcher. Not interruptible: an
+     * ingest that started runs to its end when its caller goes away (a client closing its
+     * connection interrupts the request), so its statement commits or fails as a whole and what
+     * it queued is handed over at once. Interrupting it would gain little (one statement) and
+     * costs a hazard: `@effect/sql-pg` cancels an interrupted statement with
+     * `pg_cancel_backend(pid)` on another connection, and when the statement finished meanwhile
+     * its connection is back in the pool, so the cancel hits whatever statement runs there next
+     * ("canceling statement due to user request" in an unrelated query; Effect-TS/effect#8068).
+     */
     const ingest = (input: IngestInput) =>
-      Effect.tap(evaluate(input), ({ deliveryIds }) => dispatcher.kick(deliveryIds)).pipe(Effect.map(({ report }) => report))
+      Effect.tap(evaluate(input), ({ deliveryIds }) => dispatcher.kick(deliveryIds)).pipe(
+        Effect.map(({ report }) => report),
+        Effect.uninterruptible
+      )
 
     return { evaluate, ingest }
   })

@@ -147,7 +147,7 @@ export class NotificationsRepo extends Effect.Service<NotificationsRepo>()("nudg
     const deliveryCols = sql.literal(deliveryColumns)
 
     /**
-     * The orchestrator's write, one statement calling `admit_notification` (migration 0001; one
+     * The orchestrator's write, one statement calling `admit_notification` (migrations 0001, 0002; one
      * transaction, atomic; see Orchestrator.ts):
      * preferences, the language, the gates, the deduplication key, the daily count, the record and
      * its deliveries. `undefined` when a concurrent duplicate committed after this statement's

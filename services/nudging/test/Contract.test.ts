@@ -56,6 +56,6 @@ layer(serviceLayer(), { excludeTestServices: true, timeout: "120 seconds" })("co
   it("the migrations are well-formed", () => {
     const result = Migrations.validate(migrations)
     expect(result.problems).toEqual([])
-    expect(result.migrations.map((m) => m.id)).toEqual([1])
+    expect(result.migrations.map((m) => m.id)).toEqual([1, 2])
   })
 })
