@@ -29,6 +29,7 @@ import { Context, Duration, Effect, Layer, Option, Runtime, Stream, String as St
 import type * as Pg from "pg"
 import * as DatabaseConfig from "./DatabaseConfig.js"
 import { DatabaseUnavailable, type MigrationFailed, type PgliteDirectoryLocked } from "./Errors.js"
+import { cancelSafePool } from "./internal/cancelSafePool.js"
 import * as Pglite from "./internal/pglite.js"
 import * as Postgres from "./internal/postgres.js"
 import * as Migrations from "./Migrations.js"
@@ -105,7 +106,7 @@ export const layerWith = (
       let pgliteListen: Option.Option<Pglite.PgliteBackend["listen"]> = Option.none()
       let pgliteServerPid: number | undefined
       if (target._tag === "Postgres") {
-        pool = yield* Postgres.makePool({
+        pool = cancelSafePool(yield* Postgres.makePool({
           target,
           searchPath,
           pool: config.pool,
@@ -113,7 +114,7 @@ export const layerWith = (
           startupTimeout: config.startupTimeout,
           applicationName: config.applicationName,
           echo
-        })
+        }))
       } else {
         const backend = yield* Pglite.make({
           target,

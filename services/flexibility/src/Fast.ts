@@ -91,16 +91,7 @@ const dateTime = (value: unknown): DateTime.Utc | undefined => {
   }
 }
 
-const createKeys = new Set([
-  "user_id",
-  "suggestion_id",
-  "suggestion_type",
-  "community_id",
-  "device_id",
-  "period_start",
-  "period_end",
-  "reward_points_estimated"
-])
+const createKeys: ReadonlySet<string> = new Set(Object.keys(Domain.CreateCommitment.from.fields))
 
 /**
  * `Domain.CreateCommitment` decoded by hand for the common body: the schema's value when it is
