@@ -314,11 +314,9 @@ export class Ingest extends Effect.Service<Ingest>()("nudging/Ingest", {
      * Evaluates the event and hands its deliveries to the dispatcher. Not interruptible: an
      * ingest that started runs to its end when its caller goes away (a client closing its
      * connection interrupts the request), so its statement commits or fails as a whole and what
-     * it queued is handed over at once. Interrupting it would gain little (one statement) and
-     * costs a hazard: `@effect/sql-pg` cancels an interrupted statement with
-     * `pg_cancel_backend(pid)` on another connection, and when the statement finished meanwhile
-     * its connection is back in the pool, so the cancel hits whatever statement runs there next
-     * ("canceling statement due to user request" in an unrelated query; Effect-TS/effect#8068).
+     * it queued is handed over at once; interrupting it would save one statement. (The late
+     * cancel of an interrupted statement, which once stopped an unrelated query, is handled for
+     * every service in `@rec/db`'s `cancelSafePool`.)
      */
     const ingest = (input: IngestInput) =>
       Effect.tap(evaluate(input), ({ deliveryIds }) => dispatcher.kick(deliveryIds)).pipe(
