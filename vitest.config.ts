@@ -1,6 +1,7 @@
 import * as os from "node:os"
 import * as path from "node:path"
 import { defineConfig } from "vitest/config"
+import { LongestFirstSequencer } from "./vitest.sequencer.js"
 
 // One Vitest project per workspace package (each has its own vitest.config.ts).
 // Most test files wait on sockets, servers starting and timers rather than on the CPU, and
@@ -17,6 +18,7 @@ export default defineConfig({
   test: {
     projects: ["packages/*/vitest.config.ts", "services/*/vitest.config.ts"],
     maxWorkers: workers,
-    minWorkers: 1
+    minWorkers: 1,
+    sequence: { sequencer: LongestFirstSequencer }
   }
 })

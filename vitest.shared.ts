@@ -1,10 +1,19 @@
-// Shared Vitest settings for every workspace package. Tests import sibling packages by
-// name (`@rec/rego`, `@rec/policy-service/Api`); the aliases below point those imports at
-// the sources so tests never depend on a stale `dist/`.
+// Shared Vitest settings for every workspace package (`project(...)` in each package's
+// vitest.config.ts).
+//
+// A package's tests see its own sources: `@rec/<itself>` and `@rec/<itself>/<module>` point at
+// `src/`, as its relative imports do. Every other workspace package is loaded as Node loads it
+// in production, from its built `dist/`, natively: Vitest would otherwise transform and evaluate
+// each of their hundreds of modules again in every test file's fresh process, which was about
+// half of the suite's time (docs/decisions.md, "The suite loads other packages from dist").
+// `npm test` builds first; when running Vitest by hand after changing another package, build
+// (`pnpm build`, or `tsc -b --watch`), or set REC_TEST_SOURCES=1 to load every workspace package
+// from its sources as before.
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import type { ViteUserConfig } from "vitest/config"
+import { defineProject, mergeConfig } from "vitest/config"
 
 const root = path.dirname(fileURLToPath(import.meta.url))
 
@@ -22,18 +31,32 @@ const workspacePackages = (): Array<{ name: string; dir: string }> =>
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")
 
-export const aliases = workspacePackages().flatMap(({ name, dir }) => [
-  { find: new RegExp(`^${escape(name)}$`), replacement: path.join(dir, "src", "index.ts") },
-  { find: new RegExp(`^${escape(name)}/(.*)$`), replacement: path.join(dir, "src", "$1.ts") }
-])
+const sourceAliases = (packages: ReadonlyArray<{ name: string; dir: string }>) =>
+  packages.flatMap(({ dir, name }) => [
+    { find: new RegExp(`^${escape(name)}$`), replacement: path.join(dir, "src", "index.ts") },
+    { find: new RegExp(`^${escape(name)}/(.*)$`), replacement: path.join(dir, "src", "$1.ts") }
+  ])
 
-export const shared: ViteUserConfig = {
-  resolve: { alias: aliases },
-  test: {
-    include: ["test/**/*.test.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    pool: "forks",
-    sequence: { concurrent: false }
-  }
+const fromSources = process.env["REC_TEST_SOURCES"] === "1"
+
+/** The Vitest project of the workspace package whose `vitest.config.ts` is at `configUrl`. */
+export const project = (name: string, configUrl: string): ViteUserConfig => {
+  const dir = path.dirname(fileURLToPath(configUrl))
+  const packages = workspacePackages()
+  const own = packages.filter((p) => p.dir === dir)
+  return mergeConfig(
+    {
+      resolve: { alias: sourceAliases(fromSources ? packages : own) },
+      test: {
+        include: ["test/**/*.test.ts"],
+        testTimeout: 30_000,
+        hookTimeout: 60_000,
+        pool: "forks",
+        sequence: { concurrent: false },
+        // The other packages' built modules are imported by Node itself, not through Vitest.
+        ...(fromSources ? {} : { server: { deps: { external: [/\/(packages|services)\/[^/]+\/dist\//] } } })
+      }
+    } satisfies ViteUserConfig,
+    defineProject({ test: { name } })
+  )
 }

@@ -55,10 +55,9 @@ write("tsconfig.test.json", {
 })
 write(
   "vitest.config.ts",
-  `import { defineProject, mergeConfig } from "vitest/config"
-import { shared } from "../../vitest.shared.js"
+  `import { project } from "../../vitest.shared.js"
 
-export default mergeConfig(shared, defineProject({ test: { name: "${pkgName}" } }))
+export default project("${pkgName}", import.meta.url)
 `
 )
 syncRootTsconfigs()

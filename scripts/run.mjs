@@ -50,6 +50,8 @@ const testCommand = () => {
     "--reporter=default",
     "--reporter=json",
     `--outputFile.json=${results}`,
+    // The durations the suite's order is planned from (vitest.sequencer.ts).
+    ...(process.env["REC_RECORD_TEST_DURATIONS"] ? ["--reporter=./vitest.durations.ts"] : []),
     ...process.argv.slice(3)
   ])
   let passed = 0

@@ -1,4 +1,3 @@
-import { defineProject, mergeConfig } from "vitest/config"
-import { shared } from "../../vitest.shared.js"
+import { project } from "../../vitest.shared.js"
 
-export default mergeConfig(shared, defineProject({ test: { name: "@rec/owners" } }))
+export default project("@rec/owners", import.meta.url)

@@ -1,4 +1,3 @@
-import { defineProject, mergeConfig } from "vitest/config"
-import { shared } from "../../vitest.shared.js"
+import { project } from "../../vitest.shared.js"
 
-export default mergeConfig(shared, defineProject({ test: { name: "@rec/platform" } }))
+export default project("@rec/platform", import.meta.url)

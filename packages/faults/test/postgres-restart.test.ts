@@ -127,6 +127,11 @@ describe.skipIf(skip !== undefined)(`PostgreSQL restart${skip ? ` (skipped: ${sk
           }).pipe(Effect.orDie)
         const workers = yield* Effect.forkAll(Array.from({ length: workerCount }, (_, w) => worker(w)))
 
+        // Under way first: at least one write answered before the stop (on a loaded machine the
+        // first ones take seconds), then a little more.
+        yield* Effect.sleep("100 millis").pipe(
+          Effect.repeat({ until: () => outcomes.some((o) => o.status === 200), times: 300 })
+        )
         yield* Effect.sleep("1500 millis")
         const downAt = Date.now()
         yield* pg.stop

@@ -117,6 +117,7 @@ describe("work far larger than one step", () => {
     for (let i = 0; i < 500; i++) graph[`m${i}`] = [`n${i + 1}`]
     const { error, ms } = outcome(() => expect(rule('count(graph.reachable_paths(input, ["n0"]))').evaluate(graph)).toBeGreaterThan(0))
     expect(error).toBeUndefined()
-    expect(ms).toBeLessThan(2_000)
+    // Loose like the bounds above (it took 3.1 s once at load 20): an enumeration would not end.
+    expect(ms).toBeLessThan(6_000)
   })
 })
