@@ -27,7 +27,8 @@ const factsVersion = "1.0"
  */
 const days = new Map<number, string>()
 const day = (ms: number): string => {
-  const index = Math.floor(ms / 86_400_000)
+  // Truncated first, as a `Date` keeps it (`Date.parse` gives integers anyway).
+  const index = Math.floor(Math.trunc(ms) / 86_400_000)
   let text = days.get(index)
   if (text === undefined) {
     // Throws for an invalid time value, as before (`NaN` is never stored: `toISOString` throws first).

@@ -36,7 +36,8 @@ export const clockTime = (ms: number): string => {
     const d = new Date(ms)
     return `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}`
   }
-  const inDay = ((ms % msPerDay) + msPerDay) % msPerDay
+  // A `Date` keeps the time value truncated towards zero (ECMAScript's TimeClip).
+  const inDay = ((Math.trunc(ms) % msPerDay) + msPerDay) % msPerDay
   return `${twoDigits[Math.floor(inDay / 3_600_000)]}:${twoDigits[Math.floor((inDay % 3_600_000) / 60_000)]}`
 }
 
