@@ -42,8 +42,23 @@ describe("reminder facts", () => {
           period_start: new Date(start).toISOString(),
           period_end: new Date(start + length).toISOString()
         } as unknown as Commitment
-        const { event } = NudgeEvents.preWindow(c, 15 * 60_000, 0)
-        expect(event.facts).toEqual({
+        const reminder = NudgeEvents.preWindow(c, 15 * 60_000, 0)
+        expect(reminder._tag).toBe(start - 15 * 60_000 <= 0 ? "Now" : "Later")
+        if (reminder._tag === "Later") {
+          expect(reminder.event.trigger_at).toBe(new Date(start - 15 * 60_000).toISOString())
+          expect(reminder.event.external_key).toBe("flexibility-accept:u-1:s-1")
+        }
+        expect(Object.keys(reminder.event.facts)).toEqual([
+          "facts_version",
+          "scenario",
+          "commitment_id",
+          "suggestion_id",
+          "window_start",
+          "window_end",
+          "reward_points_estimated",
+          "period"
+        ])
+        expect(reminder.event.facts).toEqual({
           facts_version: "1.0",
           scenario: "flexibility_reminder",
           commitment_id: "c-1",
