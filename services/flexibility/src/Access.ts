@@ -6,9 +6,10 @@
  */
 import type { Subject } from "@rec/auth"
 import { PolicyEngine, PolicyInput } from "@rec/policy"
-import { HttpErrors, RequestContext } from "@rec/platform"
+import { HttpErrors, RequestContext, Tracing } from "@rec/platform"
 import * as Effect from "effect/Effect"
 import { policyPackage } from "./Config.js"
+import * as Spans from "./Spans.js"
 
 export type SuggestionAction = "list" | "respond"
 export type CommitmentAction = "create" | "list" | "read" | "cancel" | "pending" | "settle" | "export"
@@ -28,6 +29,8 @@ export type AccessError = HttpErrors.Forbidden | HttpErrors.ServiceUnavailable |
 export class Access extends Effect.Service<Access>()("flexibility/Access", {
   effect: Effect.gen(function*() {
     const engine = yield* PolicyEngine
+    // Spans (and their annotations) only when exported (`Spans`).
+    const tracing = yield* Tracing.TracingEnabled
 
     /** Whether `subject` may; fails only when no decision can be had. (Every request asks: its span without a call-site stack trace, and without the `Error` `Effect.fn` makes per call for one.) */
     const allowed = Effect.fnUntraced(function*(subject: Subject.Subject, question: Question) {
@@ -58,9 +61,9 @@ export class Access extends Effect.Service<Access>()("flexibility/Access", {
             )
         })
       )
-      yield* Effect.annotateCurrentSpan({ "policy.allowed": decision.allowed, "policy.reason": decision.reason })
+      if (tracing) yield* Effect.annotateCurrentSpan({ "policy.allowed": decision.allowed, "policy.reason": decision.reason })
       return decision
-    }, (effect) => Effect.withSpan(effect, "Access.allowed", { captureStackTrace: false }))
+    }, Spans.when(tracing, "Access.allowed", { captureStackTrace: false }))
 
     /** Succeeds when allowed; a denial is a 403 with the policy's reason. */
     const require = (subject: Subject.Subject, question: Question): Effect.Effect<void, AccessError> =>

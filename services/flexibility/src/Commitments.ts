@@ -9,7 +9,7 @@
  * 403 to a service without the scope.
  */
 import type { Subject } from "@rec/auth"
-import { HttpErrors } from "@rec/platform"
+import { HttpErrors, Tracing } from "@rec/platform"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -20,6 +20,7 @@ import { CommitmentsRepo, type NewCommitment } from "./CommitmentsRepo.js"
 import * as Domain from "./Domain.js"
 import { Notices } from "./Notices.js"
 import { type Participant, Participants } from "./Participants.js"
+import * as Spans from "./Spans.js"
 
 /** Who is asking: the verified subject and their token (forwarded to the digital twin for a user's own data). */
 export interface Caller {
@@ -76,10 +77,11 @@ const notCommitted = (c: Domain.Commitment, move: string) =>
 const noStack = { captureStackTrace: false } as const
 
 /**
- * The span of a handler: `Effect.fnUntraced` with `Effect.withSpan`, which is what `Effect.fn`
- * does less the `Error` it creates on every call for a stack trace the span then does not use.
+ * The span of a handler when spans are exported: `Effect.fnUntraced` with `Effect.withSpan`,
+ * which is what `Effect.fn` does less the `Error` it creates on every call for a stack trace the
+ * span then does not use. With tracing off, none (see `Spans.when`).
  */
-const traced = (name: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.withSpan(effect, name, noStack)
+const tracedWith = (tracing: boolean) => (name: string) => Spans.when(tracing, name, noStack)
 
 export class Commitments extends Effect.Service<Commitments>()("flexibility/Commitments", {
   effect: Effect.gen(function*() {
@@ -87,6 +89,7 @@ export class Commitments extends Effect.Service<Commitments>()("flexibility/Comm
     const access = yield* Access
     const participants = yield* Participants
     const notices = yield* Notices
+    const traced = tracedWith(yield* Tracing.TracingEnabled)
 
     const now = Effect.map(Clock.currentTimeMillis, iso)
 

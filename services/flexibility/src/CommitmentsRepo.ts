@@ -9,10 +9,12 @@
  */
 import { SqlClient } from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
+import { Tracing } from "@rec/platform"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Stream from "effect/Stream"
 import type { Commitment, CommitmentStatus } from "./Domain.js"
+import * as Spans from "./Spans.js"
 
 export interface NewCommitment {
   readonly user_id: string
@@ -87,6 +89,9 @@ const noStack = { captureStackTrace: false } as const
 export class CommitmentsRepo extends Effect.Service<CommitmentsRepo>()("flexibility/CommitmentsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient
+    // The statements' spans only when exported (`Spans`); `@effect/sql`'s own `sql.execute` spans stay.
+    const tracing = yield* Tracing.TracingEnabled
+    const span = (name: string) => Spans.when(tracing, name, noStack)
     const all = sql.literal(columns)
     const first = <A>(rows: ReadonlyArray<A>) => Option.fromNullable(rows[0])
 
@@ -104,7 +109,7 @@ export class CommitmentsRepo extends Effect.Service<CommitmentsRepo>()("flexibil
         row.reward_points_estimated
       ]).pipe(
         Effect.map(first),
-        Effect.withSpan("CommitmentsRepo.insert", noStack)
+        span("CommitmentsRepo.insert")
       )
 
     /** The user's answer to a suggestion (a commitment that is not cancelled). */
@@ -112,7 +117,7 @@ export class CommitmentsRepo extends Effect.Service<CommitmentsRepo>()("flexibil
       sql<Commitment>`SELECT ${all} FROM flexibility_commitments
         WHERE user_id = ${userId} AND suggestion_id = ${suggestionId} AND status <> 'cancelled'`.pipe(
         Effect.map(first),
-        Effect.withSpan("CommitmentsRepo.findAnswer", noStack)
+        span("CommitmentsRepo.findAnswer")
       )
 
     /** Suggestion ids the user answered (committed, settled or declined). */
@@ -122,13 +127,13 @@ export class CommitmentsRepo extends Effect.Service<CommitmentsRepo>()("flexibil
         : sql<{ suggestion_id: string }>`SELECT suggestion_id FROM flexibility_commitments
             WHERE user_id = ${userId} AND status <> 'cancelled' AND ${sql.in("suggestion_id", suggestionIds)}`.pipe(
             Effect.map((rows) => new Set(rows.map((r) => r.suggestion_id))),
-            Effect.withSpan("CommitmentsRepo.answeredIds", noStack)
+            span("CommitmentsRepo.answeredIds")
           )
 
     const get = (id: string) =>
       sql<Commitment>`SELECT ${all} FROM flexibility_commitments WHERE id = ${id}`.pipe(
         Effect.map(first),
-        Effect.withSpan("CommitmentsRepo.get", noStack)
+        span("CommitmentsRepo.get")
       )
 
     const list = (query: ListQuery) => {
@@ -143,7 +148,7 @@ export class CommitmentsRepo extends Effect.Service<CommitmentsRepo>()("flexibil
           sql<{ total: string }>`SELECT count(*) AS total FROM flexibility_commitments WHERE ${filters}`,
           (rows) => Number(rows[0]?.total ?? 0)
         )
-      }, { concurrency: 2 }).pipe(Effect.withSpan("CommitmentsRepo.list", noStack))
+      }, { concurrency: 2 }).pipe(span("CommitmentsRepo.list"))
     }
 
     /** committed -> cancelled; `None` when the row is not (or no longer) committed. */
@@ -151,7 +156,7 @@ export class CommitmentsRepo extends Effect.Service<CommitmentsRepo>()("flexibil
       sql<Commitment>`UPDATE flexibility_commitments SET status = 'cancelled', cancelled_at = ${now}
         WHERE id = ${id} AND status = 'committed' RETURNING ${all}`.pipe(
         Effect.map(first),
-        Effect.withSpan("CommitmentsRepo.cancel", noStack)
+        span("CommitmentsRepo.cancel")
       )
 
     /** committed -> settled with the points given; `None` when the row is not (or no longer) committed. */
@@ -160,7 +165,7 @@ export class CommitmentsRepo extends Effect.Service<CommitmentsRepo>()("flexibil
         SET status = 'settled', reward_points_actual = ${points}, actual_kwh = ${kwh}, settled_at = ${now}
         WHERE id = ${id} AND status = 'committed' RETURNING ${all}`.pipe(
         Effect.map(first),
-        Effect.withSpan("CommitmentsRepo.settle", noStack)
+        span("CommitmentsRepo.settle")
       )
 
     /**
@@ -179,7 +184,7 @@ export class CommitmentsRepo extends Effect.Service<CommitmentsRepo>()("flexibil
         )
         RETURNING ${all}`.pipe(
         Effect.map((rows) => [...rows].sort((a, b) => a.period_start.localeCompare(b.period_start) || a.id.localeCompare(b.id))),
-        Effect.withSpan("CommitmentsRepo.takeOpen", noStack)
+        span("CommitmentsRepo.takeOpen")
       )
 
     /** Gives a taken row back (its reminder could not be sent), unless something else changed it. */
@@ -187,7 +192,7 @@ export class CommitmentsRepo extends Effect.Service<CommitmentsRepo>()("flexibil
       sql`UPDATE flexibility_commitments SET reminded_at = NULL
         WHERE id = ${id} AND reminded_at = ${takenAt} AND status = 'committed'`.pipe(
         Effect.asVoid,
-        Effect.withSpan("CommitmentsRepo.release", noStack)
+        span("CommitmentsRepo.release")
       )
 
     /** Every commitment, oldest first, from a cursor (constant memory). */
@@ -205,7 +210,7 @@ export class CommitmentsRepo extends Effect.Service<CommitmentsRepo>()("flexibil
         FROM flexibility_commitments
         WHERE status = 'committed' AND community_id IS NOT NULL AND device_id IS NOT NULL
           AND period_end > ${from} AND period_end <= ${to} AND period_end <= ${now}
-        ORDER BY id`.pipe(Effect.withSpan("CommitmentsRepo.settlementCandidates", noStack))
+        ORDER BY id`.pipe(span("CommitmentsRepo.settlementCandidates"))
 
     /**
      * Settles every result in one statement (so one transaction): rows still committed become
@@ -221,7 +226,7 @@ export class CommitmentsRepo extends Effect.Service<CommitmentsRepo>()("flexibil
             FROM jsonb_to_recordset(${JSON.stringify(results)}::jsonb) AS v(id uuid, points integer, kwh double precision)
             WHERE c.id = v.id AND c.status = 'committed'
             RETURNING ${sql.literal(columns.split(", ").map((c) => `c.${c}`).join(", "))}`.pipe(
-            Effect.withSpan("CommitmentsRepo.settleMany", { attributes: { count: results.length }, captureStackTrace: false })
+            Spans.when(tracing, "CommitmentsRepo.settleMany", { attributes: { count: results.length }, captureStackTrace: false })
           )
 
     return {

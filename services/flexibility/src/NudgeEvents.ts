@@ -21,13 +21,30 @@ import { clockTime } from "./SuggestionMapping.js"
 
 const factsVersion = "1.0"
 
-const day = (iso: string) => new Date(iso).toISOString().slice(0, 10)
+/**
+ * The UTC day (`YYYY-MM-DD`) of a time value: as `new Date(ms).toISOString()` writes it, which
+ * is done once per day seen (a few days are all a running service sees), not once per commitment.
+ */
+const days = new Map<number, string>()
+const day = (ms: number): string => {
+  // Truncated first, as a `Date` keeps it (`Date.parse` gives integers anyway).
+  const index = Math.floor(Math.trunc(ms) / 86_400_000)
+  let text = days.get(index)
+  if (text === undefined) {
+    // Throws for an invalid time value, as before (`NaN` is never stored: `toISOString` throws first).
+    text = new Date(ms).toISOString().slice(0, 10)
+    if (days.size >= 1_000) days.clear()
+    days.set(index, text)
+  }
+  return text
+}
 
-const windowFacts = (c: Commitment) => ({
-  window_start: clockTime(Date.parse(c.period_start)),
+/** The window's facts; `startMs` is `Date.parse(c.period_start)`, when the caller has it already. */
+const windowFacts = (c: Commitment, startMs = Date.parse(c.period_start)) => ({
+  window_start: clockTime(startMs),
   window_end: clockTime(Date.parse(c.period_end)),
   reward_points_estimated: String(c.reward_points_estimated),
-  period: day(c.period_start)
+  period: day(startMs)
 })
 
 /** The window of a commitment opened (A6.1). */
@@ -47,22 +64,32 @@ export type PreWindowReminder =
 
 /** The reminder `leadMs` before the window (A6.3): scheduled, or at once when that moment has passed. */
 export const preWindow = (c: Commitment, leadMs: number, now: number): PreWindowReminder => {
-  const triggerAt = Date.parse(c.period_start) - leadMs
-  const event: NudgeEvent = {
-    event_type: "flexibility_reminder",
-    user_id: c.user_id,
-    community_id: c.community_id,
-    facts: {
-      facts_version: factsVersion,
-      scenario: "flexibility_reminder",
-      commitment_id: c.id,
-      suggestion_id: c.suggestion_id,
-      ...windowFacts(c)
-    }
+  const startMs = Date.parse(c.period_start)
+  const triggerAt = startMs - leadMs
+  // Written out rather than spread (one per new commitment): the same keys in the same order.
+  const facts = {
+    facts_version: factsVersion,
+    scenario: "flexibility_reminder",
+    commitment_id: c.id,
+    suggestion_id: c.suggestion_id,
+    window_start: clockTime(startMs),
+    window_end: clockTime(Date.parse(c.period_end)),
+    reward_points_estimated: String(c.reward_points_estimated),
+    period: day(startMs)
   }
   return triggerAt <= now
-    ? { _tag: "Now", event }
-    : { _tag: "Later", event: { ...event, trigger_at: new Date(triggerAt).toISOString(), external_key: reminderKey(c) } }
+    ? { _tag: "Now", event: { event_type: "flexibility_reminder", user_id: c.user_id, community_id: c.community_id, facts } }
+    : {
+      _tag: "Later",
+      event: {
+        event_type: "flexibility_reminder",
+        user_id: c.user_id,
+        community_id: c.community_id,
+        facts,
+        trigger_at: new Date(triggerAt).toISOString(),
+        external_key: reminderKey(c)
+      }
+    }
 }
 
 /** A community's flexibility opportunity, for one member (A6.2). */

@@ -21,10 +21,24 @@ const defaultConfidence = 0.75
 
 const pad = (n: number) => String(n).padStart(2, "0")
 
-/** `HH:MM` in UTC. */
+const msPerDay = 86_400_000
+/** The largest time value a `Date` holds (ECMAScript's range, ±100,000,000 days). */
+const maxTime = 8.64e15
+const twoDigits = Array.from({ length: 60 }, (_, i) => pad(i))
+
+/**
+ * `HH:MM` in UTC. By arithmetic on the time value (UTC days are all 86,400,000 ms in ECMAScript)
+ * instead of a `Date` per call: it runs for every new commitment's reminder; a time value a
+ * `Date` cannot hold goes through `Date` as before (`NaN:NaN`).
+ */
 export const clockTime = (ms: number): string => {
-  const d = new Date(ms)
-  return `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}`
+  if (!(Math.abs(ms) <= maxTime)) {
+    const d = new Date(ms)
+    return `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}`
+  }
+  // A `Date` keeps the time value truncated towards zero (ECMAScript's TimeClip).
+  const inDay = ((Math.trunc(ms) % msPerDay) + msPerDay) % msPerDay
+  return `${twoDigits[Math.floor(inDay / 3_600_000)]}:${twoDigits[Math.floor((inDay % 3_600_000) / 60_000)]}`
 }
 
 /** Part of the day by the hour a window starts in (reference A2's buckets). */
