@@ -63,7 +63,7 @@ export class Access extends Effect.Service<Access>()("flexibility/Access", {
       )
       if (tracing) yield* Effect.annotateCurrentSpan({ "policy.allowed": decision.allowed, "policy.reason": decision.reason })
       return decision
-    }, Spans.when(tracing, "Access.allowed", { captureStackTrace: false }))
+    }, Spans.named(tracing)("Access.allowed"))
 
     /** Succeeds when allowed; a denial is a 403 with the policy's reason. */
     const require = (subject: Subject.Subject, question: Question): Effect.Effect<void, AccessError> =>

@@ -68,28 +68,14 @@ export const settleable = (
 const notCommitted = (c: Domain.Commitment, move: string) =>
   new HttpErrors.Conflict({ detail: `Commitment ${c.id} is ${c.status}; only a committed commitment can be ${move}` })
 
-/**
- * The handlers' spans keep their names but not a stack trace of the call site: `Effect.fn`
- * otherwise prepares one for every request, a measurable part of a create's CPU
- * (docs/performance.md, "Flexibility service"); with that option it still creates an `Error`
- * per call (see `traced`).
- */
-const noStack = { captureStackTrace: false } as const
-
-/**
- * The span of a handler when spans are exported: `Effect.fnUntraced` with `Effect.withSpan`,
- * which is what `Effect.fn` does less the `Error` it creates on every call for a stack trace the
- * span then does not use. With tracing off, none (see `Spans.when`).
- */
-const tracedWith = (tracing: boolean) => (name: string) => Spans.when(tracing, name, noStack)
-
 export class Commitments extends Effect.Service<Commitments>()("flexibility/Commitments", {
   effect: Effect.gen(function*() {
     const repo = yield* CommitmentsRepo
     const access = yield* Access
     const participants = yield* Participants
     const notices = yield* Notices
-    const traced = tracedWith(yield* Tracing.TracingEnabled)
+    // Spans only when exported, without a call-site stack trace (`Spans.named`).
+    const traced = Spans.named(yield* Tracing.TracingEnabled)
 
     const now = Effect.map(Clock.currentTimeMillis, iso)
 

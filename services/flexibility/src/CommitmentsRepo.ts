@@ -80,18 +80,11 @@ const insertStatement = `INSERT INTO flexibility_commitments
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
   ON CONFLICT DO NOTHING RETURNING ${columns}`
 
-/**
- * Span options of the statements: no call-site stack trace (`withSpan` otherwise builds an
- * `Error` per call for it, on every request; the span's name says which statement it was).
- */
-const noStack = { captureStackTrace: false } as const
-
 export class CommitmentsRepo extends Effect.Service<CommitmentsRepo>()("flexibility/CommitmentsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient
     // The statements' spans only when exported (`Spans`); `@effect/sql`'s own `sql.execute` spans stay.
-    const tracing = yield* Tracing.TracingEnabled
-    const span = (name: string) => Spans.when(tracing, name, noStack)
+    const span = Spans.named(yield* Tracing.TracingEnabled)
     const all = sql.literal(columns)
     const first = <A>(rows: ReadonlyArray<A>) => Option.fromNullable(rows[0])
 
@@ -226,7 +219,7 @@ export class CommitmentsRepo extends Effect.Service<CommitmentsRepo>()("flexibil
             FROM jsonb_to_recordset(${JSON.stringify(results)}::jsonb) AS v(id uuid, points integer, kwh double precision)
             WHERE c.id = v.id AND c.status = 'committed'
             RETURNING ${sql.literal(columns.split(", ").map((c) => `c.${c}`).join(", "))}`.pipe(
-            Spans.when(tracing, "CommitmentsRepo.settleMany", { attributes: { count: results.length }, captureStackTrace: false })
+            span("CommitmentsRepo.settleMany", { count: results.length })
           )
 
     return {

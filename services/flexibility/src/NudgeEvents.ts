@@ -66,30 +66,21 @@ export type PreWindowReminder =
 export const preWindow = (c: Commitment, leadMs: number, now: number): PreWindowReminder => {
   const startMs = Date.parse(c.period_start)
   const triggerAt = startMs - leadMs
-  // Written out rather than spread (one per new commitment): the same keys in the same order.
-  const facts = {
-    facts_version: factsVersion,
-    scenario: "flexibility_reminder",
-    commitment_id: c.id,
-    suggestion_id: c.suggestion_id,
-    window_start: clockTime(startMs),
-    window_end: clockTime(Date.parse(c.period_end)),
-    reward_points_estimated: String(c.reward_points_estimated),
-    period: day(startMs)
+  const event: NudgeEvent = {
+    event_type: "flexibility_reminder",
+    user_id: c.user_id,
+    community_id: c.community_id,
+    facts: {
+      facts_version: factsVersion,
+      scenario: "flexibility_reminder",
+      commitment_id: c.id,
+      suggestion_id: c.suggestion_id,
+      ...windowFacts(c, startMs)
+    }
   }
   return triggerAt <= now
-    ? { _tag: "Now", event: { event_type: "flexibility_reminder", user_id: c.user_id, community_id: c.community_id, facts } }
-    : {
-      _tag: "Later",
-      event: {
-        event_type: "flexibility_reminder",
-        user_id: c.user_id,
-        community_id: c.community_id,
-        facts,
-        trigger_at: new Date(triggerAt).toISOString(),
-        external_key: reminderKey(c)
-      }
-    }
+    ? { _tag: "Now", event }
+    : { _tag: "Later", event: { ...event, trigger_at: new Date(triggerAt).toISOString(), external_key: reminderKey(c) } }
 }
 
 /** A community's flexibility opportunity, for one member (A6.2). */

@@ -1,6 +1,6 @@
 /**
  * The service's own spans (`Commitments`, `Access`, `CommitmentsRepo`) are made when spans are
- * exported (`Tracing.TracingEnabled`) and not otherwise (`Spans.when`): a recording tracer under
+ * exported (`Tracing.TracingEnabled`) and not otherwise (`Spans`): a recording tracer under
  * the whole service sees them on a create with tracing on, and none of them with it off (on the
  * contract's handler and on the fast route alike).
  */
