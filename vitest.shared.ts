@@ -17,7 +17,7 @@ import { defineProject, mergeConfig } from "vitest/config"
 
 const root = path.dirname(fileURLToPath(import.meta.url))
 
-const workspacePackages = (): Array<{ name: string; dir: string }> =>
+const workspacePackages: ReadonlyArray<{ name: string; dir: string }> =
   ["packages", "services"].flatMap((group) => {
     const base = path.join(root, group)
     if (!fs.existsSync(base)) return []
@@ -42,11 +42,10 @@ const fromSources = process.env["REC_TEST_SOURCES"] === "1"
 /** The Vitest project of the workspace package whose `vitest.config.ts` is at `configUrl`. */
 export const project = (name: string, configUrl: string): ViteUserConfig => {
   const dir = path.dirname(fileURLToPath(configUrl))
-  const packages = workspacePackages()
-  const own = packages.filter((p) => p.dir === dir)
+  const own = workspacePackages.filter((p) => p.dir === dir)
   return mergeConfig(
     {
-      resolve: { alias: sourceAliases(fromSources ? packages : own) },
+      resolve: { alias: sourceAliases(fromSources ? workspacePackages : own) },
       test: {
         include: ["test/**/*.test.ts"],
         testTimeout: 30_000,
