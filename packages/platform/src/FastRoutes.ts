@@ -26,10 +26,12 @@
  */
 import type * as HttpApi from "@effect/platform/HttpApi"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import type { RequestInfo } from "./RequestContext.js"
 import type { ServerRequest } from "./ServerRequest.js"
 
@@ -72,3 +74,17 @@ export const endpoint = <Id extends string, Groups extends HttpApiGroup.HttpApiG
 /** Provides the routes `make` builds to the served service (`ServiceKit.serve` reads them). */
 export const layer = <E, R>(make: Effect.Effect<ReadonlyArray<FastRoute>, E, R>): Layer.Layer<FastRoutes, E, R> =>
   Layer.effect(FastRoutes, Effect.map(make, (routes) => new Map(routes.map((r) => [key(r.method, r.path), r.handler]))))
+
+/**
+ * A JSON answer as `HttpApiBuilder` sends it (`application/json`, with its length), its body
+ * kept as a string: Node then writes the head and the body in one piece, and no bytes are
+ * encoded in JavaScript.
+ */
+export const json = (value: unknown, status = 200): HttpServerResponse.HttpServerResponse => {
+  const text = JSON.stringify(value)
+  return HttpServerResponse.raw(text, { status, contentType: "application/json", contentLength: Buffer.byteLength(text) })
+}
+
+/** An error of the contract as its handler's encoding sends it: encoded by its schema, with its status. */
+export const errorJson = <A, I>(schema: Schema.Schema<A, I>, error: A): HttpServerResponse.HttpServerResponse =>
+  json(Schema.encodeSync(schema)(error), HttpApiSchema.getStatusError(schema))

@@ -26,7 +26,6 @@
  * uninterruptibly, which the contract's handler of this endpoint is too (`uninterruptible`), so a
  * client going away does not stop a create on either path.
  */
-import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Authentication, TokenVerifier } from "@rec/auth"
 import { FastRoutes, HttpErrors, JsonBody, type RequestContext, type ServerRequest, Upstream } from "@rec/platform"
@@ -53,11 +52,6 @@ const errorClasses = [
   HttpErrors.GatewayTimeout
 ] as const
 
-const json = (value: unknown, status: number) => {
-  const text = JSON.stringify(value)
-  return HttpServerResponse.raw(text, { status, contentType: "application/json", contentLength: Buffer.byteLength(text) })
-}
-
 /**
  * A failure of the contract as its handler's encoding sends it. The create's failures are all of
  * these classes (its type says so); anything else would be a defect, the kit's 500.
@@ -66,8 +60,7 @@ export const errorResponse = (error: unknown): Effect.Effect<HttpServerResponse.
   const failure = error instanceof Upstream.UpstreamFailure ? Upstream.toHttpError(error) : error
   for (const errorClass of errorClasses) {
     if (failure instanceof errorClass) {
-      const encode = Schema.encodeSync(errorClass as unknown as Schema.Schema<unknown, unknown>)
-      return Effect.succeed(json(encode(failure), HttpApiSchema.getStatusError(errorClass)))
+      return Effect.succeed(FastRoutes.errorJson(errorClass as unknown as Schema.Schema<unknown, unknown>, failure))
     }
   }
   return Effect.die(failure)

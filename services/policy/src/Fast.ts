@@ -20,8 +20,6 @@
  * its failures become the same error bodies (`Errors.fromDecision`). The kit adds the request
  * id, CORS headers and the access log line either way; with tracing on, fast routes are skipped.
  */
-import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Authentication, TokenVerifier } from "@rec/auth"
 import { type Decision, PolicyInput } from "@rec/policy"
 import { FastRoutes, type RequestContext, type ServerRequest } from "@rec/platform"
@@ -86,21 +84,11 @@ const jsonBody = (request: ServerRequest.ServerRequest): { readonly json: unknow
   }
 }
 
-/**
- * A JSON answer as `HttpApiBuilder` sends it (`application/json`, with its length), its body
- * kept as a string: Node then writes the head and the body in one piece, and no bytes are
- * encoded in JavaScript.
- */
-const json = (value: unknown, status = 200) => {
-  const text = JSON.stringify(value)
-  return HttpServerResponse.raw(text, { status, contentType: "application/json", contentLength: Buffer.byteLength(text) })
-}
-
 /** An error of the contract as its handler's encoding sends it: status and `{detail}` body. */
 const errorResponse = (error: Errors.InternalError | Errors.Unavailable) =>
   error instanceof Errors.Unavailable
-    ? json(Schema.encodeSync(Errors.Unavailable)(error), HttpApiSchema.getStatusError(Errors.Unavailable))
-    : json(Schema.encodeSync(Errors.InternalError)(error), HttpApiSchema.getStatusError(Errors.InternalError))
+    ? FastRoutes.errorJson(Errors.Unavailable, error)
+    : FastRoutes.errorJson(Errors.InternalError, error)
 
 export const layer = FastRoutes.layer(Effect.gen(function*() {
   const decisions = yield* Decisions
@@ -126,7 +114,7 @@ export const layer = FastRoutes.layer(Effect.gen(function*() {
         if (Option.isSome(caller)) info.userId = caller.value.id
         return Effect.match(decisions.decide(question, request.headers["x-source-service"]), {
           onFailure: (error) => errorResponse(Errors.fromDecision(error)),
-          onSuccess: (decision) => json(endpoint.encode(endpoint.answer(decision, info.requestId)))
+          onSuccess: (decision) => FastRoutes.json(endpoint.encode(endpoint.answer(decision, info.requestId)))
         })
       }))
   }
